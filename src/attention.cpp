@@ -1,0 +1,121 @@
+#include "attention.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "error.hpp"
+#include "kernels/matmul.hpp"
+#include "kernels/softmax.hpp"
+#include "limits.hpp"
+#include "validate.hpp"
+
+namespace attn {
+
+namespace {
+
+void validate_shapes(const MatrixView& q, const MatrixView& k, const MatrixView& v) {
+  validate_matrix("Q", q);
+  validate_matrix("K", k);
+  validate_matrix("V", v);
+  if (k.cols != q.cols) {
+    throw Error("K has " + std::to_string(k.cols) + " columns but Q has " +
+                std::to_string(q.cols) + ": queries and keys must have the same length d_k");
+  }
+  if (v.rows != k.rows) {
+    throw Error("V has " + std::to_string(v.rows) + " rows but K has " + std::to_string(k.rows) +
+                ": every key needs exactly one value");
+  }
+  if (std::uint64_t(q.rows) * k.rows > limits::kMaxScoreEntries) {
+    throw Error("Q has " + std::to_string(q.rows) + " rows and K has " + std::to_string(k.rows) +
+                ": the " + shape(q.rows, k.rows) +
+                " attention matrix is over the limit of " +
+                std::to_string(limits::kMaxScoreEntries) + " entries (2048×2048)");
+  }
+}
+
+float choose_scale(const Pitfalls& pitfalls, std::size_t d_k) {
+  if (!pitfalls.scale) return 1.0f / std::sqrt(float(d_k));
+  const float s = *pitfalls.scale;
+  if (!std::isfinite(s) || !(s > 0.0f)) {
+    throw Error("scale must be a finite number greater than 0, got " + std::to_string(s));
+  }
+  return s;
+}
+
+// One row of the softmax, in place from `exp` (holding the masked scores) to `weights`.
+void softmax_row(const float* masked, float* exp_row, float* weights, std::size_t m, float& max,
+                 float& sum) {
+  max = kernels::reduce_max(masked, m);
+  if (max == -std::numeric_limits<float>::infinity()) {
+    // Every key is hidden: there is nothing to normalize over. Defined result: all zeros.
+    sum = 0.0f;
+    for (std::size_t j = 0; j < m; ++j) exp_row[j] = weights[j] = 0.0f;
+    return;
+  }
+  sum = kernels::exp_minus_max_sum(masked, max, exp_row, m);
+  for (std::size_t j = 0; j < m; ++j) weights[j] = exp_row[j];
+  kernels::scale(weights, 1.0f / sum, m);  // sum >= 1: the max entry contributes exp(0)
+}
+
+}  // namespace
+
+AttentionResult attention(const MatrixView& q, const MatrixView& k, const MatrixView& v,
+                          const AttentionOptions& options) {
+  validate_shapes(q, k, v);
+  const std::size_t n = q.rows, m = k.rows, d_k = q.cols, d_v = v.cols;
+  validate_mask(options.mask, n, m);
+
+  AttentionResult r;
+  r.scale = choose_scale(options.pitfalls, d_k);
+
+  r.scores = Matrix(n, m);
+  kernels::matmul_abt(q.data, q.stride, k.data, k.stride, r.scores.data.data(), m, n, m, d_k);
+  check_no_overflow("Scores", r.scores.data.data(), n, m,
+                    "Q and K are too large; use smaller numbers");
+
+  r.scaled = r.scores;
+  kernels::scale(r.scaled.data.data(), r.scale, n * m);
+  check_no_overflow("Scaled", r.scaled.data.data(), n, m, "the scale is too large");
+
+  r.hidden = expand_mask(options.mask, n, m);
+  r.fully_masked.assign(n, 0);
+  r.masked = r.scaled;
+  const bool mask_before = !options.pitfalls.mask_after_softmax;
+  for (std::size_t i = 0; i < n; ++i) {
+    bool any_visible = false;
+    for (std::size_t j = 0; j < m; ++j) {
+      if (!r.hidden[i * m + j]) {
+        any_visible = true;
+      } else if (mask_before) {
+        r.masked(i, j) = -std::numeric_limits<float>::infinity();
+      }
+    }
+    r.fully_masked[i] = any_visible ? 0 : 1;
+  }
+
+  r.exp = Matrix(n, m);
+  r.weights = Matrix(n, m);
+  r.row_max.assign(n, 0.0f);
+  r.row_sum.assign(n, 0.0f);
+  for (std::size_t i = 0; i < n; ++i) {
+    softmax_row(r.masked.row(i), r.exp.row(i), r.weights.row(i), m, r.row_max[i], r.row_sum[i]);
+    if (!mask_before) {
+      // The pitfall: zero the hidden weights without renormalizing, as if masking were a
+      // multiplication of A by 0/1. A fully masked row still ends up all zeros.
+      for (std::size_t j = 0; j < m; ++j) {
+        if (r.hidden[i * m + j]) r.weights(i, j) = 0.0f;
+      }
+    }
+  }
+
+  r.output = Matrix(n, d_v);
+  kernels::matmul_ab(r.weights.data.data(), m, v.data, v.stride, r.output.data.data(), d_v, n, m,
+                     d_v);
+  check_no_overflow("Output", r.output.data.data(), n, d_v,
+                    "V is too large; use smaller numbers");
+  return r;
+}
+
+}  // namespace attn

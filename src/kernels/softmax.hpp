@@ -1,0 +1,74 @@
+#pragma once
+// The three passes of a numerically stable row softmax: the row max, exp(x - max) with its sum,
+// and the scaling by 1/sum. Scalar references: reference/softmax_ref.hpp.
+#include <cassert>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+
+#include "../reference/softmax_ref.hpp"
+#include "simd.hpp"
+
+namespace attn::kernels {
+
+// Largest element; -inf when every element is -inf (a fully masked row).
+inline float reduce_max(const float* x, std::size_t n) {
+  assert(n != 0);
+#if ATTN_SIMD
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t L = batch::size;
+  float best = -std::numeric_limits<float>::infinity();
+  std::size_t i = 0;
+  if (n >= L) {
+    batch m = batch::load_unaligned(x);
+    for (i = L; i + L <= n; i += L) m = xsimd::max(m, batch::load_unaligned(x + i));
+    best = xsimd::reduce_max(m);
+  }
+  for (; i < n; ++i) best = x[i] > best ? x[i] : best;
+  return best;
+#else
+  return reference::reduce_max_ref(x, n);
+#endif
+}
+
+// y[i] = exp(x[i] - max), returns Σ y[i]. max must be finite and >= every x[i], so each
+// exponent is <= 0 and exp cannot overflow; masked entries (-inf) give exactly 0.
+inline float exp_minus_max_sum(const float* x, float max, float* y, std::size_t n) {
+  assert(n != 0 && std::isfinite(max));
+#if ATTN_SIMD
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t L = batch::size;
+  const batch vmax(max);
+  batch vsum(0.0f);
+  std::size_t i = 0;
+  for (; i + L <= n; i += L) {
+    const batch e = xsimd::exp(batch::load_unaligned(x + i) - vmax);
+    e.store_unaligned(y + i);
+    vsum += e;
+  }
+  float sum = xsimd::reduce_add(vsum);
+  for (; i < n; ++i) {
+    y[i] = std::exp(x[i] - max);
+    sum += y[i];
+  }
+  return sum;
+#else
+  return reference::exp_minus_max_sum_ref(x, max, y, n);
+#endif
+}
+
+// y[i] *= s
+inline void scale(float* y, float s, std::size_t n) {
+#if ATTN_SIMD
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t L = batch::size;
+  const batch vs(s);
+  std::size_t i = 0;
+  for (; i + L <= n; i += L) (batch::load_unaligned(y + i) * vs).store_unaligned(y + i);
+  for (; i < n; ++i) y[i] *= s;
+#else
+  reference::scale_ref(y, s, n);
+#endif
+}
+
+}  // namespace attn::kernels

@@ -1,0 +1,59 @@
+#include "mask.hpp"
+
+#include <string>
+
+#include "error.hpp"
+
+namespace attn {
+
+const char* to_string(MaskKind kind) {
+  switch (kind) {
+    case MaskKind::none: return "none";
+    case MaskKind::causal: return "causal";
+    case MaskKind::key_padding: return "key padding";
+    case MaskKind::custom: return "custom";
+  }
+  return "unknown";
+}
+
+void validate_mask(const Mask& mask, std::size_t n, std::size_t m) {
+  const auto got = std::to_string(mask.hidden.size());
+  switch (mask.kind) {
+    case MaskKind::none:
+    case MaskKind::causal:
+      return;
+    case MaskKind::key_padding:
+      if (mask.hidden.size() != m) {
+        throw Error("key padding mask has " + got + " entries but K has " + std::to_string(m) +
+                    " rows: the mask needs one flag per key");
+      }
+      return;
+    case MaskKind::custom:
+      if (mask.hidden.size() != n * m) {
+        throw Error("custom mask has " + got + " entries but Q has " + std::to_string(n) +
+                    " rows and K has " + std::to_string(m) + ": the mask needs n×m = " +
+                    std::to_string(n * m) + " flags, one per query and key");
+      }
+      return;
+  }
+  throw Error("unknown mask kind");
+}
+
+std::vector<std::uint8_t> expand_mask(const Mask& mask, std::size_t n, std::size_t m) {
+  std::vector<std::uint8_t> grid(n * m, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < m; ++j) {
+      bool hide = false;
+      switch (mask.kind) {
+        case MaskKind::none: break;
+        case MaskKind::causal: hide = j > i; break;
+        case MaskKind::key_padding: hide = mask.hidden[j] != 0; break;
+        case MaskKind::custom: hide = mask.hidden[i * m + j] != 0; break;
+      }
+      grid[i * m + j] = hide ? 1 : 0;
+    }
+  }
+  return grid;
+}
+
+}  // namespace attn

@@ -1,0 +1,27 @@
+#include "matrix.hpp"
+
+#include <string>
+#include <utility>
+
+#include "error.hpp"
+
+namespace attn {
+
+Matrix::Matrix(std::size_t r, std::size_t c, std::vector<float> values)
+    : rows(r), cols(c), data(std::move(values)) {
+  if (data.size() != r * c) {
+    throw Error("a " + std::to_string(r) + "×" + std::to_string(c) + " matrix needs " +
+                std::to_string(r * c) + " values but got " + std::to_string(data.size()));
+  }
+}
+
+Matrix::Matrix(std::initializer_list<std::initializer_list<float>> literal_rows)
+    : rows(literal_rows.size()), cols(literal_rows.size() ? literal_rows.begin()->size() : 0) {
+  data.reserve(rows * cols);
+  for (const auto& r : literal_rows) {
+    if (r.size() != cols) throw Error("matrix literal has rows of different lengths");
+    data.insert(data.end(), r.begin(), r.end());
+  }
+}
+
+}  // namespace attn

@@ -1,0 +1,87 @@
+#include "validate.hpp"
+
+#include <cmath>
+
+#include "error.hpp"
+#include "limits.hpp"
+
+namespace attn {
+
+std::string shape(std::size_t rows, std::size_t cols) {
+  return std::to_string(rows) + "×" + std::to_string(cols);
+}
+
+namespace {
+
+std::string position(std::size_t i, std::size_t j) {
+  return "row " + std::to_string(i + 1) + " column " + std::to_string(j + 1);
+}
+
+}  // namespace
+
+void validate_matrix(const char* name, const MatrixView& m) {
+  const std::string who = name;
+  if (m.empty()) {
+    throw Error(who + " is empty (" + shape(m.rows, m.cols) +
+                "): it needs at least one row and one column");
+  }
+  if (m.rows > limits::kMaxRows) {
+    throw Error(who + " has " + std::to_string(m.rows) + " rows, over the limit of " +
+                std::to_string(limits::kMaxRows));
+  }
+  if (m.cols > limits::kMaxCols) {
+    throw Error(who + " has " + std::to_string(m.cols) + " columns, over the limit of " +
+                std::to_string(limits::kMaxCols));
+  }
+  for (std::size_t i = 0; i < m.rows; ++i) {
+    const float* r = m.row(i);
+    for (std::size_t j = 0; j < m.cols; ++j) {
+      if (std::isnan(r[j])) throw Error("NaN at " + who + " " + position(i, j));
+      if (std::isinf(r[j])) {
+        throw Error(std::string(r[j] > 0 ? "+Infinity" : "-Infinity") + " at " + who + " " +
+                    position(i, j) + ": inputs must be finite numbers");
+      }
+    }
+  }
+}
+
+void validate_bias(const char* name, const float* bias, std::size_t count, std::size_t size) {
+  const std::string who = name;
+  if (count == 0) return;
+  if (count != size) {
+    throw Error(who + " has " + std::to_string(count) + " entries but d_model is " +
+                std::to_string(size) + ": a bias needs one entry per output column");
+  }
+  for (std::size_t j = 0; j < count; ++j) {
+    if (!std::isfinite(bias[j])) {
+      throw Error(std::string(std::isnan(bias[j]) ? "NaN" : "Infinity") + " at " + who +
+                  " entry " + std::to_string(j + 1) + ": inputs must be finite numbers");
+    }
+  }
+}
+
+void validate_heads(std::uint64_t d_model, std::uint64_t heads) {
+  if (heads == 0) throw Error("heads must be at least 1");
+  if (heads > limits::kMaxHeads) {
+    throw Error(std::to_string(heads) + " heads is over the limit of " +
+                std::to_string(limits::kMaxHeads));
+  }
+  if (d_model % heads != 0) {
+    throw Error("d_model " + std::to_string(d_model) + " is not divisible by " +
+                std::to_string(heads) + " heads: each head needs d_k = d_model / h columns");
+  }
+}
+
+void check_no_overflow(const char* what, const float* data, std::size_t rows, std::size_t cols,
+                       const char* why) {
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t j = 0; j < cols; ++j) {
+      if (!std::isfinite(data[i * cols + j])) {
+        throw Error(std::string(what) + " " + position(i, j) +
+                    " overflows float32 (largest finite value ±3.4e38): " + why);
+      }
+    }
+  }
+}
+
+}  // namespace attn

@@ -1,0 +1,174 @@
+// Each SIMD kernel against its scalar reference (computed in double), on shapes around the
+// vector width and with tails. Operands sit one float past an aligned address, and the
+// floats around them are NaN, so a kernel that reads outside its rows cannot pass.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernels/matmul.hpp"
+#include "kernels/softmax.hpp"
+#include "reference/matmul_ref.hpp"
+#include "reference/softmax_ref.hpp"
+#include "support/compare.hpp"
+#include "support/random.hpp"
+
+using testsupport::Random;
+
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+const std::size_t kRows[] = {1, 2, 3, 4, 5, 7, 8, 9, 17, 64, 65, 257};
+const std::size_t kDepths[] = {1, 2, 3, 4, 5, 8, 63, 64, 65};
+
+// A rows×cols operand with row stride `stride`, starting one float into a NaN-filled buffer.
+struct Padded {
+  std::vector<float> buffer;
+  float* data;
+  std::size_t stride;
+  Padded(Random& rng, std::size_t rows, std::size_t cols, std::size_t pad)
+      : buffer(rows * (cols + pad) + 2, kNaN), data(buffer.data() + 1), stride(cols + pad) {
+    for (std::size_t i = 0; i < rows; ++i) {
+      for (std::size_t j = 0; j < cols; ++j) data[i * stride + j] = rng.uniform();
+    }
+  }
+};
+
+// Rounding bound for a float dot product of length d: 2·d·eps·Σ|a·b| (plus one denormal).
+double dot_bound(const float* a, std::size_t sa, const float* b, std::size_t sb, std::size_t d) {
+  double sum_abs = 0.0;
+  for (std::size_t t = 0; t < d; ++t) sum_abs += std::fabs(double(a[t * sa]) * double(b[t * sb]));
+  return 2.0 * double(d) * FLT_EPSILON * sum_abs + 1e-30;
+}
+
+}  // namespace
+
+TEST_CASE("matmul_abt (QKᵀ) matches its scalar reference on every shape, with tails") {
+  const auto seed = testsupport::test_seed(1);
+  CAPTURE(seed);
+  Random rng(seed);
+  for (std::size_t n : kRows) {
+    for (std::size_t m : kRows) {
+      for (std::size_t d : kDepths) {
+        const Padded a(rng, n, d, 3), b(rng, m, d, 1);
+        const std::size_t ldc = m + 2;
+        std::vector<float> got(n * ldc, kNaN), want(n * ldc, kNaN);
+        attn::kernels::matmul_abt(a.data, a.stride, b.data, b.stride, got.data(), ldc, n, m, d);
+        attn::reference::matmul_abt_ref(a.data, a.stride, b.data, b.stride, want.data(), ldc, n,
+                                        m, d);
+        for (std::size_t i = 0; i < n; ++i) {
+          for (std::size_t j = 0; j < m; ++j) {
+            const double bound = dot_bound(a.data + i * a.stride, 1, b.data + j * b.stride, 1, d);
+            const double err = std::fabs(double(got[i * ldc + j]) - double(want[i * ldc + j]));
+            if (!(err <= bound)) {
+              CAPTURE(n); CAPTURE(m); CAPTURE(d); CAPTURE(i); CAPTURE(j);
+              FAIL_CHECK("difference " << err << " over bound " << bound);
+            }
+          }
+          // The padding between output rows is never written.
+          for (std::size_t j = m; j < ldc; ++j) REQUIRE(std::isnan(got[i * ldc + j]));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("matmul_ab (AV and X·W) matches its scalar reference on every shape, with tails") {
+  const auto seed = testsupport::test_seed(2);
+  CAPTURE(seed);
+  Random rng(seed);
+  for (std::size_t n : kRows) {
+    for (std::size_t k : kRows) {
+      for (std::size_t p : kDepths) {
+        const Padded a(rng, n, k, 1), b(rng, k, p, 2);
+        const std::size_t ldc = p + 1;
+        std::vector<float> got(n * ldc, kNaN), want(n * ldc, kNaN);
+        attn::kernels::matmul_ab(a.data, a.stride, b.data, b.stride, got.data(), ldc, n, k, p);
+        attn::reference::matmul_ab_ref(a.data, a.stride, b.data, b.stride, want.data(), ldc, n, k,
+                                       p);
+        for (std::size_t i = 0; i < n; ++i) {
+          for (std::size_t j = 0; j < p; ++j) {
+            const double bound = dot_bound(a.data + i * a.stride, 1, b.data + j, b.stride, k);
+            const double err = std::fabs(double(got[i * ldc + j]) - double(want[i * ldc + j]));
+            if (!(err <= bound)) {
+              CAPTURE(n); CAPTURE(k); CAPTURE(p); CAPTURE(i); CAPTURE(j);
+              FAIL_CHECK("difference " << err << " over bound " << bound);
+            }
+          }
+          REQUIRE(std::isnan(got[i * ldc + p]));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("softmax kernels match their scalar references, with tails and masked entries") {
+  const auto seed = testsupport::test_seed(3);
+  CAPTURE(seed);
+  Random rng(seed);
+  for (std::size_t n : kRows) {
+    CAPTURE(n);
+    std::vector<float> buffer(n + 2, kNaN);
+    float* x = buffer.data() + 1;
+    for (std::size_t i = 0; i < n; ++i) {
+      // Wide spread, some masked (-inf) entries, and scores in 90..100 where exp(x) alone
+      // would overflow float32.
+      x[i] = rng.coin(0.2) ? -std::numeric_limits<float>::infinity() : rng.uniform(-20.0f, 100.0f);
+    }
+    x[rng.index(n)] = rng.uniform(90.0f, 100.0f);
+
+    const float max = attn::kernels::reduce_max(x, n);
+    REQUIRE(max == attn::reference::reduce_max_ref(x, n));
+
+    std::vector<float> got(n + 2, kNaN), want(n + 2, kNaN);
+    const float sum = attn::kernels::exp_minus_max_sum(x, max, got.data() + 1, n);
+    const float sum_ref = attn::reference::exp_minus_max_sum_ref(x, max, want.data() + 1, n);
+    for (std::size_t i = 0; i < n; ++i) {
+      // The kernel forms x - max in float32, which rounds by up to |x - max|·eps/2; exp turns
+      // that into a relative error. The reference subtracts in double. Results below 1e-37
+      // (weights that round to 0 next to the max's exp(0) = 1) are held to an absolute bound.
+      const double want_i = double(want[i + 1]);
+      const double spread = std::fabs(double(x[i]) - double(max));
+      const double bound = std::isinf(spread) ? 0.0 : (spread + 4.0) * FLT_EPSILON * want_i + 1e-37;
+      if (!(std::fabs(double(got[i + 1]) - want_i) <= bound)) {
+        CAPTURE(i);
+        FAIL_CHECK("exp(" << x[i] << " - " << max << ") = " << got[i + 1] << ", reference " << want_i);
+      }
+    }
+    CHECK(testsupport::close(sum, sum_ref, {0.0, 2.0 * double(n) * FLT_EPSILON}));
+    CHECK(std::isnan(got[0]));
+    CHECK(std::isnan(got[n + 1]));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (std::isinf(x[i])) CHECK(got[i + 1] == 0.0f);  // masked: exactly zero
+    }
+
+    std::vector<float> scaled(got), scaled_ref(got);
+    attn::kernels::scale(scaled.data() + 1, 1.0f / sum, n);
+    attn::reference::scale_ref(scaled_ref.data() + 1, 1.0f / sum, n);
+    CHECK(testsupport::compare_arrays(scaled.data() + 1, scaled_ref.data() + 1, n,
+                                      {0.0, FLT_EPSILON}, "scaled") == "");
+    CHECK(std::isnan(scaled[n + 1]));
+  }
+}
+
+TEST_CASE("vectorized exp stays within a few ulp of std::exp over the post-max range") {
+  // After the row max is subtracted every argument lies in (-inf, 0]; below about -87.3 the
+  // result is a float32 denormal or 0.
+  std::vector<float> x, got, want;
+  for (float t = -87.0f; t <= 0.0f; t += 0.0371f) x.push_back(t);
+  x.push_back(0.0f);
+  got.resize(x.size());
+  want.resize(x.size());
+  attn::kernels::exp_minus_max_sum(x.data(), 0.0f, got.data(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) want[i] = float(std::exp(double(x[i])));
+  double worst_ulp = 0.0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double ulp = double(std::nextafter(want[i], INFINITY) - want[i]);
+    worst_ulp = std::max(worst_ulp, std::fabs(double(got[i]) - double(want[i])) / ulp);
+  }
+  MESSAGE("worst exp error: " << worst_ulp << " ulp over " << x.size() << " points");
+  CHECK(worst_ulp <= 4.0);
+}
