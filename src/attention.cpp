@@ -20,11 +20,11 @@ void validate_shapes(const MatrixView& q, const MatrixView& k, const MatrixView&
   validate_matrix("K", k);
   validate_matrix("V", v);
   if (k.cols != q.cols) {
-    throw Error("K has " + std::to_string(k.cols) + " columns but Q has " +
+    throw Error("K has " + count(k.cols, "column", "columns") + " but Q has " +
                 std::to_string(q.cols) + ": queries and keys must have the same length d_k");
   }
   if (v.rows != k.rows) {
-    throw Error("V has " + std::to_string(v.rows) + " rows but K has " + std::to_string(k.rows) +
+    throw Error("V has " + count(v.rows, "row", "rows") + " but K has " + std::to_string(k.rows) +
                 ": every key needs exactly one value");
   }
   if (std::uint64_t(q.rows) * k.rows > limits::kMaxScoreEntries) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "validate.hpp"
 
 namespace attn {
 
@@ -17,21 +18,21 @@ const char* to_string(MaskKind kind) {
 }
 
 void validate_mask(const Mask& mask, std::size_t n, std::size_t m) {
-  const auto got = std::to_string(mask.hidden.size());
+  const std::string got = count(mask.hidden.size(), "entry", "entries");
   switch (mask.kind) {
     case MaskKind::none:
     case MaskKind::causal:
       return;
     case MaskKind::key_padding:
       if (mask.hidden.size() != m) {
-        throw Error("key padding mask has " + got + " entries but K has " + std::to_string(m) +
-                    " rows: the mask needs one flag per key");
+        throw Error("key padding mask has " + got + " but K has " + count(m, "row", "rows") +
+                    ": the mask needs one flag per key");
       }
       return;
     case MaskKind::custom:
       if (mask.hidden.size() != n * m) {
-        throw Error("custom mask has " + got + " entries but Q has " + std::to_string(n) +
-                    " rows and K has " + std::to_string(m) + ": the mask needs n×m = " +
+        throw Error("custom mask has " + got + " but Q has " + count(n, "row", "rows") +
+                    " and K has " + std::to_string(m) + ": the mask needs n×m = " +
                     std::to_string(n * m) + " flags, one per query and key");
       }
       return;

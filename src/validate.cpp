@@ -7,6 +7,10 @@
 
 namespace attn {
 
+std::string count(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 std::string shape(std::size_t rows, std::size_t cols) {
   return std::to_string(rows) + "×" + std::to_string(cols);
 }
@@ -45,14 +49,14 @@ void validate_matrix(const char* name, const MatrixView& m) {
   }
 }
 
-void validate_bias(const char* name, const float* bias, std::size_t count, std::size_t size) {
+void validate_bias(const char* name, const float* bias, std::size_t entries, std::size_t size) {
   const std::string who = name;
-  if (count == 0) return;
-  if (count != size) {
-    throw Error(who + " has " + std::to_string(count) + " entries but d_model is " +
+  if (entries == 0) return;
+  if (entries != size) {
+    throw Error(who + " has " + count(entries, "entry", "entries") + " but d_model is " +
                 std::to_string(size) + ": a bias needs one entry per output column");
   }
-  for (std::size_t j = 0; j < count; ++j) {
+  for (std::size_t j = 0; j < entries; ++j) {
     if (!std::isfinite(bias[j])) {
       throw Error(std::string(std::isnan(bias[j]) ? "NaN" : "Infinity") + " at " + who +
                   " entry " + std::to_string(j + 1) + ": inputs must be finite numbers");

@@ -10,6 +10,9 @@
 
 namespace attn {
 
+// "1 row", "3 rows": a count with its noun, for messages.
+std::string count(std::size_t n, const char* one, const char* many);
+
 // "3×2": how messages write a shape.
 std::string shape(std::size_t rows, std::size_t cols);
 
@@ -17,7 +20,7 @@ std::string shape(std::size_t rows, std::size_t cols);
 void validate_matrix(const char* name, const MatrixView& m);
 
 // A bias vector: empty (no bias) or exactly `size` finite entries.
-void validate_bias(const char* name, const float* bias, std::size_t count, std::size_t size);
+void validate_bias(const char* name, const float* bias, std::size_t entries, std::size_t size);
 
 // heads >= 1, heads <= limits::kMaxHeads, and d_model divisible by heads.
 void validate_heads(std::uint64_t d_model, std::uint64_t heads);

@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
   doctest::Context context(argc, argv);
   const int result = context.run();
   if (!context.shouldExit()) {
-    std::printf("[attention-calc] kernels: %s, %zu float lanes\n", attn::kernels::arch_name(),
+    std::printf("[attention-calc] kernels: %s, vectors of %zu float(s)\n", attn::kernels::arch_name(),
                 attn::kernels::kLanes);
   }
   return result;

@@ -114,7 +114,7 @@ TEST_CASE("multi-head errors: divisibility, weight shapes, biases") {
   p.heads = 1;
   CHECK_NOTHROW(attn::multi_head_attention(x, p));
   CHECK_THROWS_WITH_AS(attn::multi_head_attention(x, p, Mask::key_padding({1})),
-                       "key padding mask has 1 entries but K has 2 rows: the mask needs one flag "
+                       "key padding mask has 1 entry but K has 2 rows: the mask needs one flag "
                        "per key",
                        attn::Error);
 }

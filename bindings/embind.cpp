@@ -1,0 +1,170 @@
+// Embind layer: plain functions over the core, for web/attention.js only.
+// Arguments arrive as one JS object of Float32Arrays and sizes; results go back as fresh
+// Float32Array copies, never as views into the wasm heap (heap growth would detach them).
+// Errors come back as { error: message }: the C++ exception is caught and freed here, and
+// attention.js throws the JS Error, so no C++ frame or exception object is left behind.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+#include <malloc.h>
+
+#include <cstdint>
+#include <exception>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attention.hpp"
+#include "cost.hpp"
+#include "error.hpp"
+#include "kernels/simd.hpp"
+#include "multihead.hpp"
+
+using emscripten::val;
+
+namespace {
+
+std::size_t size_arg(const val& args, const char* key) { return args[key].as<std::size_t>(); }
+
+attn::Matrix matrix_arg(const val& args, const char* data, const char* rows, const char* cols) {
+  return attn::Matrix(size_arg(args, rows), size_arg(args, cols),
+                      emscripten::convertJSArrayToNumberVector<float>(args[data]));
+}
+
+std::vector<float> floats_arg(const val& args, const char* key) {
+  const val v = args[key];
+  if (v.isUndefined() || v.isNull()) return {};
+  return emscripten::convertJSArrayToNumberVector<float>(v);
+}
+
+attn::Mask mask_arg(const val& args) {
+  const std::string kind = args["maskKind"].as<std::string>();
+  if (kind == "causal") return attn::Mask::causal();
+  if (kind == "none") return attn::Mask::none();
+  auto hidden = emscripten::convertJSArrayToNumberVector<std::uint8_t>(args["maskHidden"]);
+  if (kind == "key_padding") return attn::Mask::key_padding(std::move(hidden));
+  if (kind == "custom") return attn::Mask::custom(std::move(hidden));
+  throw attn::Error("unknown mask kind " + kind);
+}
+
+val float32_array(const std::vector<float>& v) {
+  return val::global("Float32Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
+val uint8_array(const std::vector<std::uint8_t>& v) {
+  return val::global("Uint8Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
+// Runs `compute`, turning any C++ exception into { error: message }.
+template <class F>
+val guarded(F&& compute) {
+  std::string message;
+  try {
+    return compute();
+  } catch (const std::bad_alloc&) {
+    message = "out of memory: the inputs are too large for this page";
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  val out = val::object();
+  out.set("error", message);
+  return out;
+}
+
+val attention_result(const attn::AttentionResult& r) {
+  val out = val::object();
+  out.set("scale", r.scale);
+  out.set("scores", float32_array(r.scores.data));
+  out.set("scaled", float32_array(r.scaled.data));
+  out.set("masked", float32_array(r.masked.data));
+  out.set("rowMax", float32_array(r.row_max));
+  out.set("exp", float32_array(r.exp.data));
+  out.set("rowSum", float32_array(r.row_sum));
+  out.set("weights", float32_array(r.weights.data));
+  out.set("output", float32_array(r.output.data));
+  out.set("hidden", uint8_array(r.hidden));
+  out.set("fullyMasked", uint8_array(r.fully_masked));
+  return out;
+}
+
+// args: { q, qRows, qCols, k, kRows, kCols, v, vRows, vCols, maskKind, maskHidden,
+//         scale (number; NaN for the default 1/√d_k), maskAfterSoftmax }
+val attention(val args) {
+  return guarded([&] {
+    const attn::Matrix q = matrix_arg(args, "q", "qRows", "qCols");
+    const attn::Matrix k = matrix_arg(args, "k", "kRows", "kCols");
+    const attn::Matrix v = matrix_arg(args, "v", "vRows", "vCols");
+    attn::AttentionOptions options;
+    options.mask = mask_arg(args);
+    const double scale = args["scale"].as<double>();
+    if (scale == scale) options.pitfalls.scale = float(scale);
+    options.pitfalls.mask_after_softmax = args["maskAfterSoftmax"].as<bool>();
+    return attention_result(attn::attention(q, k, v, options));
+  });
+}
+
+// args: { x, n, d, wq, wk, wv, wo, bq, bk, bv, bo (optional), heads, maskKind, maskHidden }
+val multi_head(val args) {
+  return guarded([&] {
+    const attn::Matrix x = matrix_arg(args, "x", "n", "d");
+    attn::MultiHeadParams p;
+    p.wq = matrix_arg(args, "wq", "wqRows", "wqCols");
+    p.wk = matrix_arg(args, "wk", "wkRows", "wkCols");
+    p.wv = matrix_arg(args, "wv", "wvRows", "wvCols");
+    p.wo = matrix_arg(args, "wo", "woRows", "woCols");
+    p.bq = floats_arg(args, "bq");
+    p.bk = floats_arg(args, "bk");
+    p.bv = floats_arg(args, "bv");
+    p.bo = floats_arg(args, "bo");
+    p.heads = size_arg(args, "heads");
+    const attn::MultiHeadResult r = attn::multi_head_attention(x, p, mask_arg(args));
+    val out = val::object();
+    out.set("q", float32_array(r.q.data));
+    out.set("k", float32_array(r.k.data));
+    out.set("v", float32_array(r.v.data));
+    out.set("concat", float32_array(r.concat.data));
+    out.set("output", float32_array(r.output.data));
+    val heads = val::array();
+    for (const attn::AttentionResult& head : r.heads) heads.call<void>("push", attention_result(head));
+    out.set("heads", heads);
+    return out;
+  });
+}
+
+val parameter_count(double d_model, double heads, bool bias) {
+  return guarded([&] {
+    val out = val::object();
+    out.set("value", double(attn::parameter_count(std::uint64_t(d_model), std::uint64_t(heads), bias)));
+    return out;
+  });
+}
+
+val cost(double n, double m, double d_model, double heads) {
+  return guarded([&] {
+    const attn::Cost c = attn::cost(std::uint64_t(n), std::uint64_t(m), std::uint64_t(d_model),
+                                    std::uint64_t(heads));
+    val out = val::object();
+    out.set("projectionFlops", double(c.projection_flops));
+    out.set("scoreFlops", double(c.score_flops));
+    out.set("valueFlops", double(c.value_flops));
+    out.set("outputFlops", double(c.output_flops));
+    out.set("attentionBytes", double(c.attention_bytes));
+    return out;
+  });
+}
+
+// Bytes the allocator has handed out and not taken back: the heap-flatness tests read it.
+double heap_bytes_in_use() { return double(mallinfo().uordblks); }
+
+std::string arch() { return attn::kernels::arch_name(); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention_calc) {
+  emscripten::function("attention", &attention);
+  emscripten::function("multiHead", &multi_head);
+  emscripten::function("parameterCount", &parameter_count);
+  emscripten::function("cost", &cost);
+  emscripten::function("heapBytesInUse", &heap_bytes_in_use);
+  emscripten::function("arch", &arch);
+}

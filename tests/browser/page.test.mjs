@@ -1,0 +1,117 @@
+// The page and the JS module in real headless Chromium, under the page's strict CSP.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { startServer } from '../../tools/serve.mjs';
+import { compareRows, maskFromFixture, readFixture } from '../js/helpers.mjs';
+import { launchChromium, openPage } from './chromium.mjs';
+
+const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
+
+describe('the page in Chromium', () => {
+  let browser, server, url;
+  before(async () => {
+    ({ server, url } = await startServer({ root: WEB }));
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    server?.close();
+  });
+
+  const cell = (page, name) => page.getByLabel(name, { exact: true }).textContent();
+
+  it('shows the worked example computed by the SIMD build, with no console errors', async () => {
+    const { page, problems, context } = await openPage(browser);
+    await page.goto(url);
+    await page.waitForSelector('body[data-ready]');
+    assert.equal(await page.getAttribute('body', 'data-ready'), 'simd');
+    assert.equal(await cell(page, 'Scores row 1 column 2'), '1.000');
+    assert.equal(await cell(page, 'Scaled row 1 column 1'), '0.707');
+    assert.equal(await cell(page, 'Weights row 1 column 1'), '0.446');
+    assert.equal(await cell(page, 'Weights row 1 column 3'), '0.108');
+    assert.equal(await cell(page, 'Weights row 3 column 3'), '0.576');
+    assert.equal(await cell(page, 'Output row 1 column 1'), '0.554');
+    assert.equal(await cell(page, 'Output row 2 column 2'), '0.752');
+    assert.match(await page.textContent('#status'), /SIMD build/);
+
+    await page.getByLabel(/Causal mask/).check();
+    assert.equal(await cell(page, 'Scaled row 1 column 2'), '−∞');
+    assert.equal(await cell(page, 'Weights row 1 column 1'), '1.000');
+    assert.equal(await cell(page, 'Weights row 2 column 2'), '0.670');
+    assert.equal(await cell(page, 'Output row 2 column 1'), '0.330');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('falls back to the scalar build when WebAssembly SIMD does not validate', async () => {
+    // Make every SIMD probe fail, as in a browser without WebAssembly SIMD.
+    const initScript = () => {
+      const validate = WebAssembly.validate.bind(WebAssembly);
+      WebAssembly.validate = (bytes) => {
+        const b = new Uint8Array(bytes.buffer ?? bytes);
+        return b.includes(253) ? false : validate(bytes); // 0xfd prefixes every SIMD opcode
+      };
+    };
+    const { page, problems, context } = await openPage(browser, { initScript });
+    await page.goto(url);
+    await page.waitForSelector('body[data-ready]');
+    assert.equal(await page.getAttribute('body', 'data-ready'), 'scalar');
+    assert.equal(await page.evaluate(async () => (await import('./attention.js').then((m) => m.loadAttention())).arch), 'scalar');
+    assert.equal(await cell(page, 'Weights row 1 column 1'), '0.446');
+    assert.match(await page.textContent('#status'), /scalar build/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('says so in place when the .wasm cannot be loaded', async () => {
+    const { page, context } = await openPage(browser);
+    await page.route('**/*.wasm', (route) => route.fulfill({ status: 404, body: 'missing' }));
+    const uncaught = [];
+    page.on('pageerror', (e) => uncaught.push(e.message));
+    await page.goto(url);
+    await page.waitForSelector('body[data-ready]');
+    assert.equal(await page.getAttribute('body', 'data-ready'), 'error');
+    assert.match(await page.textContent('[role=alert]'), /could not start: attention-calc: could not load .*attention-simd\.wasm: HTTP 404/);
+    assert.deepEqual(uncaught, []);
+    await context.close();
+  });
+
+  it('runs the JS module in the browser: the PyTorch fixtures and a thrown Error', async () => {
+    const { page, problems, context } = await openPage(browser);
+    await page.goto(url);
+    await page.waitForSelector('body[data-ready]');
+    const doc = readFixture('attention.json');
+    const inputs = doc.cases.map((c) => ({
+      q: c.q, k: c.k, v: c.v,
+      mask: maskFromFixture(c.mask, c.q.length, c.k.length),
+      scale: c.scale ?? undefined,
+      maskAfterSoftmax: c.mask_after_softmax,
+    }));
+    const result = await page.evaluate(async (cases) => {
+      const { loadAttention } = await import('./attention.js');
+      const attn = await loadAttention();
+      const results = cases.map((c) => attn.attention(c));
+      let message = '';
+      try {
+        attn.attention({ q: [[1, 1]], k: [[1, 0, 0]], v: [[1]] });
+      } catch (e) {
+        message = `${e instanceof Error} ${e.message}`;
+      }
+      // -Infinity does not survive the trip back to Node; null stands for it, as in the fixtures.
+      const rows = (m) => m.map((r) => r.map((x) => (x === -Infinity ? null : x)));
+      return { results: results.map((r) => ({ weights: rows(r.weights), output: rows(r.output), scaled: rows(r.scaled) })), message, simd: attn.simd };
+    }, inputs);
+    assert.equal(result.simd, true);
+    doc.cases.forEach((c, i) => {
+      const got = result.results[i];
+      assert.equal(compareRows(got.weights, c.expected.weights, doc.tolerance, `${c.name}: weights`), '');
+      assert.equal(compareRows(got.output, c.expected.output, doc.tolerance, `${c.name}: output`), '');
+      assert.equal(compareRows(got.scaled.map((r) => r.map((x) => x ?? -Infinity)), c.expected.masked, doc.tolerance, `${c.name}: scaled`), '');
+    });
+    assert.equal(result.message, 'true K has 3 columns but Q has 2: queries and keys must have the same length d_k');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});

@@ -1,0 +1,184 @@
+// The JS API (web/attention.js) under Node, for both WebAssembly builds: PyTorch fixtures,
+// the lesson's worked example, error messages, and a flat heap.
+import assert from 'node:assert/strict';
+import { describe, it, before } from 'node:test';
+
+import { loadAttention, wasmSimdSupported } from '../../web/attention.js';
+import { BUILDS, compareRows, maskFromFixture, readFixture } from './helpers.mjs';
+
+const Q = [[1, 1], [0, 1], [-1, 0]];
+const K = [[1, 0], [0, 1], [-1, 0]];
+const V = [[1, 0], [0, 1], [1, 1]];
+
+it('picks the SIMD build where WebAssembly SIMD validates, and shares one instance', async () => {
+  assert.equal(wasmSimdSupported(), true); // Node 20's V8 supports it
+  const a = await loadAttention();
+  assert.equal(a.simd, true);
+  assert.equal(a.arch, 'wasm');
+  assert.equal(await loadAttention(), a);
+  assert.equal((await loadAttention({ simd: false })).arch, 'scalar');
+});
+
+for (const build of BUILDS) {
+  describe(`${build.name} build`, () => {
+    let attn;
+    before(async () => {
+      attn = await loadAttention({ simd: build.simd });
+    });
+
+    it('reproduces the worked example, with and without the causal mask, to 1e-5', () => {
+      const spec = readFixture('worked-example.json');
+      for (const [key, v, mask] of [
+        ['no_mask', spec.V, 'none'],
+        ['causal', spec.V, 'causal'],
+        ['exercise_no_mask', spec.exercise_V, 'none'],
+        ['exercise_causal', spec.exercise_V, 'causal'],
+      ]) {
+        const r = attn.attention({ q: spec.Q, k: spec.K, v, mask });
+        const want = spec[key];
+        const tol = { abs: 1e-5 };
+        assert.equal(compareRows(r.scores, want.scores, tol, `${key} scores`), '');
+        assert.equal(compareRows(r.scaled, want.scaled, tol, `${key} scaled`), '');
+        assert.equal(compareRows(r.weights, want.weights, tol, `${key} weights`), '');
+        assert.equal(compareRows(r.output, want.output, tol, `${key} output`), '');
+      }
+    });
+
+    it('returns every intermediate step as plain arrays', () => {
+      const r = attn.attention({ q: Q, k: K, v: V, mask: 'causal' });
+      assert.ok(Math.abs(r.scale - Math.SQRT1_2) < 1e-7);
+      assert.deepEqual(r.scaled[0].slice(1), [-Infinity, -Infinity]);
+      assert.ok(Math.abs(r.scaledBeforeMask[0][1] - Math.SQRT1_2) < 1e-6);
+      assert.deepEqual(r.hidden, [[false, true, true], [false, false, true], [false, false, false]]);
+      assert.deepEqual(r.fullyMasked, [false, false, false]);
+      assert.deepEqual(r.exp[0], [1, 0, 0]);
+      assert.equal(r.rowSum[0], 1);
+      assert.ok(Math.abs(r.rowMax[1] - Math.SQRT1_2) < 1e-6);
+      for (const key of ['scores', 'scaled', 'exp', 'weights', 'output']) {
+        assert.ok(Array.isArray(r[key]) && r[key].every(Array.isArray), key);
+      }
+      // Accepts { rows, cols, data } too, and gives the same numbers.
+      const flat = (rows) => ({ rows: rows.length, cols: rows[0].length, data: Float32Array.from(rows.flat()) });
+      assert.deepEqual(attn.attention({ q: flat(Q), k: flat(K), v: flat(V), mask: 'causal' }), r);
+    });
+
+    it('matches the PyTorch single-head fixtures', () => {
+      const doc = readFixture('attention.json');
+      assert.ok(doc.cases.length >= 15);
+      for (const c of doc.cases) {
+        const n = c.q.length, m = c.k.length;
+        const r = attn.attention({
+          q: c.q, k: c.k, v: c.v,
+          mask: maskFromFixture(c.mask, n, m),
+          scale: c.scale ?? undefined,
+          maskAfterSoftmax: c.mask_after_softmax,
+        });
+        const e = c.expected;
+        for (const key of ['scores', 'weights', 'output']) {
+          assert.equal(compareRows(r[key], e[key], doc.tolerance, `${c.name}: ${key}`), '');
+        }
+        assert.equal(compareRows(r.scaled, e.masked, doc.tolerance, `${c.name}: scaled`), '');
+        assert.deepEqual(r.fullyMasked, e.fully_masked, c.name);
+      }
+    });
+
+    it('matches the PyTorch nn.MultiheadAttention fixtures', () => {
+      const doc = readFixture('multihead.json');
+      assert.ok(doc.cases.length >= 6);
+      for (const c of doc.cases) {
+        const n = c.x.length;
+        const r = attn.multiHead({
+          x: c.x, wq: c.wq, wk: c.wk, wv: c.wv, wo: c.wo,
+          bq: c.bq, bk: c.bk, bv: c.bv, bo: c.bo,
+          heads: c.heads, mask: maskFromFixture(c.mask, n, n),
+        });
+        const e = c.expected;
+        for (const key of ['q', 'k', 'v', 'concat', 'output']) {
+          assert.equal(compareRows(r[key], e[key], doc.tolerance, `${c.name}: ${key}`), '');
+        }
+        assert.equal(r.headWeights.length, c.heads);
+        for (let h = 0; h < c.heads; h++) {
+          assert.equal(compareRows(r.headWeights[h], e.head_weights[h], doc.tolerance, `${c.name}: head ${h + 1} weights`), '');
+          assert.equal(compareRows(r.headOutputs[h], e.head_outputs[h], doc.tolerance, `${c.name}: head ${h + 1} output`), '');
+        }
+      }
+    });
+
+    it('counts parameters and cost as the lesson does', () => {
+      assert.equal(attn.parameterCount({ dModel: 768, heads: 12 }), 2359296);
+      assert.equal(attn.parameterCount({ dModel: 768, heads: 12, bias: true }), 2362368);
+      assert.deepEqual(attn.cost({ n: 1024, dModel: 768, heads: 12 }), {
+        projectionFlops: 2 * 768 * 768 * 3 * 1024,
+        scoreFlops: 2 * 1024 * 1024 * 768,
+        valueFlops: 2 * 1024 * 1024 * 768,
+        outputFlops: 2 * 1024 * 768 * 768,
+        attentionBytes: 4 * 12 * 1024 * 1024,
+      });
+    });
+
+    it('throws an Error that says what is wrong, for every kind of bad input', () => {
+      const cases = [
+        [{ q: [[1, 1]], k: [[1, 0, 0]], v: [[1]] }, 'K has 3 columns but Q has 2: queries and keys must have the same length d_k'],
+        [{ q: Q, k: K, v: [[1], [2], [3], [4]] }, 'V has 4 rows but K has 3: every key needs exactly one value'],
+        [{ q: [[1, 1], [NaN, 1]], k: K, v: V }, 'NaN at Q row 2 column 1'],
+        [{ q: Q, k: K, v: [[1, 0], [0, Infinity], [1, 1]] }, '+Infinity at V row 2 column 2: inputs must be finite numbers'],
+        [{ q: [], k: K, v: V }, 'Q is empty (0×0): it needs at least one row and one column'],
+        [{ q: Q, k: K, v: [[], [], []] }, 'V is empty (3×0): it needs at least one row and one column'],
+        [{ q: { rows: 1, cols: 5000, data: new Float32Array(5000) }, k: { rows: 1, cols: 5000, data: new Float32Array(5000) }, v: [[1]] }, 'Q has 5000 columns, over the limit of 4096'],
+        [{ q: { rows: 3000, cols: 1, data: new Float32Array(3000) }, k: { rows: 3000, cols: 1, data: new Float32Array(3000) }, v: { rows: 3000, cols: 1, data: new Float32Array(3000) } },
+          'Q has 3000 rows and K has 3000: the 3000×3000 attention matrix is over the limit of 4194304 entries (2048×2048)'],
+        [{ q: [[1e20]], k: [[1e20]], v: [[1]] }, 'Scores row 1 column 1 overflows float32 (largest finite value ±3.4e38): Q and K are too large; use smaller numbers'],
+        [{ q: [[1, 1], [0]], k: K, v: V }, 'Q row 2 has 1 entry but row 1 has 2: every row needs the same length'],
+        [{ q: [[1, '1']], k: K, v: V }, 'Q row 1 column 2 is not a number (got "1")'],
+        [{ q: [[1e39, 1]], k: K, v: V }, 'Q row 1 column 1 is 1e+39, outside the float32 range (±3.4e38)'],
+        [{ q: 'oops', k: K, v: V }, 'Q must be an array of rows or { rows, cols, data } (got "oops")'],
+        [{ q: Q, k: K, v: V, mask: { keys: [true, false] } }, 'key padding mask has 2 entries but K has 3 rows: the mask needs one flag per key'],
+        [{ q: Q, k: K, v: V, mask: [[false]] }, 'mask has 1 row but Q has 3: a custom mask needs one row per query'],
+        [{ q: Q, k: K, v: V, mask: 'diagonal' }, `mask must be 'none', 'causal', { keys: boolean[] } or a boolean[][] grid (got "diagonal")`],
+        [{ q: Q, k: K, v: V, scale: 0 }, 'scale must be a finite number greater than 0 (got 0)'],
+      ];
+      for (const [input, message] of cases) {
+        assert.throws(() => attn.attention(input), (e) => e instanceof Error && e.message === message, message);
+      }
+      const w = Array.from({ length: 10 }, () => Array(10).fill(0.1));
+      assert.throws(() => attn.multiHead({ x: [Array(10).fill(1)], wq: w, wk: w, wv: w, wo: w, heads: 3 }),
+        { message: 'd_model 10 is not divisible by 3 heads: each head needs d_k = d_model / h columns' });
+      assert.throws(() => attn.parameterCount({ dModel: 10, heads: 3 }), { message: /d_model 10 is not divisible by 3 heads/ });
+      assert.throws(() => attn.cost({ n: 2.5, dModel: 4 }), { message: 'n must be a whole number ≥ 1 (got 2.5)' });
+      // The module stays usable after errors.
+      assert.equal(attn.attention({ q: Q, k: K, v: V }).weights.length, 3);
+    });
+
+    it('keeps the wasm heap flat over 10,000 calls, errors included', () => {
+      const call = (i) => {
+        if (i % 10 === 9) {
+          try { attn.attention({ q: [[NaN]], k: [[1]], v: [[1]] }); } catch { /* expected */ }
+        } else {
+          attn.attention({ q: Q, k: K, v: V, mask: i % 2 ? 'causal' : { keys: [false, i % 3 === 0, false] } });
+        }
+      };
+      for (let i = 0; i < 100; i++) call(i); // warm up
+      const before = attn.heapBytesInUse();
+      for (let i = 0; i < 10_000; i++) call(i);
+      assert.equal(attn.heapBytesInUse() - before, 0);
+    });
+
+    it('hands out copies: results survive later calls that grow the heap', () => {
+      const small = attn.attention({ q: Q, k: K, v: V });
+      const snapshot = JSON.stringify(small);
+      const big = { rows: 1500, cols: 64, data: new Float32Array(1500 * 64).fill(0.01) };
+      attn.attention({ q: big, k: big, v: big });
+      assert.equal(JSON.stringify(small), snapshot);
+    });
+  });
+}
+
+it('the test comparator fails on data that differ', () => {
+  assert.equal(compareRows([[1, 2]], [[1, 2]]), '');
+  assert.notEqual(compareRows([[1, 2]], [[1, 2.1]], { abs: 0.05 }), '');
+  assert.notEqual(compareRows([[1, 2]], [[1, null]], { abs: 1e9 }), '');
+  assert.equal(compareRows([[-Infinity]], [[null]]), '');
+  assert.notEqual(compareRows([[NaN]], [[1]], { abs: 1e9 }), '');
+  assert.notEqual(compareRows([[1], [2]], [[1]]), '');
+  assert.notEqual(compareRows([[1, 2]], [[1]]), '');
+});

@@ -1,0 +1,42 @@
+// Shared by the JS tests: fixtures and a comparator that says where data differ.
+import { readFileSync } from 'node:fs';
+
+export const BUILDS = [
+  { name: 'SIMD', simd: true },
+  { name: 'scalar', simd: false },
+];
+
+export function readFixture(name) {
+  return JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8'));
+}
+
+// null in a fixture stands for -Infinity.
+const fromJson = (x) => (x === null ? -Infinity : x);
+
+/**
+ * '' when every entry satisfies |got - want| <= abs + rel·|want| (infinities equal, NaN never),
+ * else a description of the first difference.
+ */
+export function compareRows(got, want, { abs = 0, rel = 0 } = {}, what = 'matrix') {
+  if (got.length !== want.length) return `${what}: ${got.length} rows, expected ${want.length}`;
+  for (let i = 0; i < want.length; i++) {
+    if (got[i].length !== want[i].length) return `${what} row ${i + 1}: ${got[i].length} entries, expected ${want[i].length}`;
+    for (let j = 0; j < want[i].length; j++) {
+      const g = got[i][j];
+      const w = fromJson(want[i][j]);
+      const ok = Number.isFinite(w) || Number.isFinite(g) ? Math.abs(g - w) <= abs + rel * Math.abs(w) : g === w;
+      if (!ok) return `${what} row ${i + 1} column ${j + 1} = ${g}, expected ${w}`;
+    }
+  }
+  return '';
+}
+
+/** The fixture's mask in the form attention.js takes. */
+export function maskFromFixture(mask, n, m) {
+  switch (mask.kind) {
+    case 'causal': return 'causal';
+    case 'key_padding': return { keys: mask.hidden };
+    case 'custom': return Array.from({ length: n }, (_, i) => mask.hidden.slice(i * m, (i + 1) * m));
+    default: return 'none';
+  }
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds the native core and tests (build-native/) and the WebAssembly modules and tests
+# (build-wasm/), then copies the modules to web/wasm/ for the page.
+#   tools/build.sh           both
+#   tools/build.sh wasm      only the WebAssembly build (what the page needs)
+#   tools/build.sh native    only the native build
+# Incremental: a second run with nothing changed takes a few seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-all}
+jobs=$(nproc 2>/dev/null || echo 2)
+# emcc needs Debian's node modules (acorn) for optimized links.
+export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
+
+if [[ $what == all || $what == native ]]; then
+  [[ -f build-native/CMakeCache.txt ]] || cmake -S . -B build-native -DCMAKE_BUILD_TYPE=Release
+  cmake --build build-native -j"$jobs"
+fi
+if [[ $what == all || $what == wasm ]]; then
+  [[ -f build-wasm/CMakeCache.txt ]] || emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release
+  cmake --build build-wasm -j"$jobs"
+fi

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# npm test: install what is missing, build native and wasm, run every suite, print the counts.
+#   1. doctest, native (CTest)
+#   2. doctest as WebAssembly under Node, SIMD and scalar builds (CTest)
+#   3. the JS API and the built modules under Node (node --test)
+#   4. the page and the JS module in headless Chromium (node --test + playwright-core)
+# Every suite runs even if an earlier one fails; the exit code is non-zero if any failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+
+bash tools/bootstrap.sh || exit 1
+bash tools/build.sh || exit 1
+
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+summary=()
+total_pass=0
+total_fail=0
+status=0
+
+record() {  # record <suite> <passed> <failed> <exit code>
+  summary+=("$(printf '%-34s %4d passed, %d failed' "$1:" "$2" "$3")")
+  total_pass=$((total_pass + $2))
+  total_fail=$((total_fail + $3))
+  if [[ $4 -ne 0 ]]; then
+    status=1
+    # A runner that crashed before counting still counts as a failure.
+    [[ $3 -eq 0 ]] && total_fail=$((total_fail + 1))
+  fi
+}
+
+run_ctest() {  # run_ctest <suite> <build dir>
+  echo; echo "=== $1 ==="
+  ctest --test-dir "$2" --output-on-failure -j"$jobs" 2>&1 | tee "$logs/ctest.log"
+  local rc=${PIPESTATUS[0]}
+  local line total failed
+  line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$logs/ctest.log" | tail -1)
+  total=$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$line"); failed=$(sed -E 's/.* ([0-9]+) tests? failed.*/\1/' <<<"$line")
+  record "$1" $(( ${total:-0} - ${failed:-0} )) "${failed:-0}" "$rc"
+}
+
+run_node() {  # run_node <suite> <test files...>
+  local suite=$1; shift
+  echo; echo "=== $suite ==="
+  node --test --test-reporter=spec "$@" 2>&1 | tee "$logs/node.log"
+  local rc=${PIPESTATUS[0]}
+  local passed failed
+  passed=$(grep -E '^ℹ pass [0-9]+' "$logs/node.log" | tail -1 | grep -oE '[0-9]+')
+  failed=$(grep -E '^ℹ fail [0-9]+' "$logs/node.log" | tail -1 | grep -oE '[0-9]+')
+  record "$suite" "${passed:-0}" "${failed:-0}" "$rc"
+}
+
+run_ctest "doctest, native" build-native
+run_ctest "doctest, wasm under Node" build-wasm
+run_node "JS API under Node" tests/js/*.test.mjs
+run_node "page in headless Chromium" tests/browser/*.test.mjs
+
+echo
+echo "=== summary ==="
+printf '%s\n' "${summary[@]}"
+echo "total: $total_pass passed, $total_fail failed"
+exit $status
