@@ -2,7 +2,8 @@
 # Builds the native core and tests (build-native/) and the WebAssembly modules and tests
 # (build-wasm/), then copies the modules to web/wasm/ for the page.
 #   tools/build.sh           both
-#   tools/build.sh wasm      only the WebAssembly build (what the page needs)
+#   tools/build.sh wasm      only the WebAssembly build, tests included
+#   tools/build.sh web       only the two WebAssembly modules the page loads (npm start)
 #   tools/build.sh native    only the native build
 # Incremental: a second run with nothing changed takes a few seconds.
 set -euo pipefail
@@ -16,7 +17,9 @@ if [[ $what == all || $what == native ]]; then
   [[ -f build-native/CMakeCache.txt ]] || cmake -S . -B build-native -DCMAKE_BUILD_TYPE=Release
   cmake --build build-native -j"$jobs"
 fi
-if [[ $what == all || $what == wasm ]]; then
+if [[ $what == all || $what == wasm || $what == web ]]; then
   [[ -f build-wasm/CMakeCache.txt ]] || emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release
-  cmake --build build-wasm -j"$jobs"
+  targets=()
+  [[ $what == web ]] && targets=(--target attention_simd attention_scalar)
+  cmake --build build-wasm -j"$jobs" "${targets[@]}"
 fi

@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/bootstrap.sh
-bash tools/build.sh wasm
+bash tools/build.sh web
 exec node tools/serve.mjs "$@"

@@ -12,7 +12,7 @@
 #include "support/compare.hpp"
 #include "support/fixtures.hpp"
 #include "support/oracle.hpp"
-#include "support/random.hpp"
+#include "support/seed.hpp"
 
 using attn::AttentionOptions;
 using attn::Mask;
@@ -95,9 +95,7 @@ TEST_CASE("worked example: every intermediate step agrees with the others") {
 }
 
 TEST_CASE("random inputs agree with the float64 oracle, for every mask kind") {
-  const auto seed = testsupport::test_seed(11);
-  CAPTURE(seed);
-  Random rng(seed);
+  ATTN_SEEDED_RANDOM(rng, 11);
   const std::size_t sizes[] = {1, 2, 3, 5, 8, 13, 31};
   for (int trial = 0; trial < 120; ++trial) {
     const std::size_t n = sizes[rng.index(7)], m = sizes[rng.index(7)];
@@ -116,9 +114,7 @@ TEST_CASE("random inputs agree with the float64 oracle, for every mask kind") {
 }
 
 TEST_CASE("properties: rows of A sum to 1 and outputs stay inside the values' hull") {
-  const auto seed = testsupport::test_seed(12);
-  CAPTURE(seed);
-  Random rng(seed);
+  ATTN_SEEDED_RANDOM(rng, 12);
   for (int trial = 0; trial < 100; ++trial) {
     const std::size_t n = 1 + rng.index(20), m = 1 + rng.index(20), d = 1 + rng.index(16);
     const std::size_t dv = 1 + rng.index(6);
@@ -151,9 +147,7 @@ TEST_CASE("properties: rows of A sum to 1 and outputs stay inside the values' hu
 }
 
 TEST_CASE("properties: permuting the tokens permutes the output") {
-  const auto seed = testsupport::test_seed(13);
-  CAPTURE(seed);
-  Random rng(seed);
+  ATTN_SEEDED_RANDOM(rng, 13);
   for (int trial = 0; trial < 50; ++trial) {
     const std::size_t n = 2 + rng.index(12), d = 1 + rng.index(9), dv = 1 + rng.index(5);
     CAPTURE(trial);
@@ -178,9 +172,7 @@ TEST_CASE("properties: permuting the tokens permutes the output") {
 
 TEST_CASE("properties: adding a constant to a score row changes no weight") {
   // q_i · k_j + c for every j: append a coordinate c to q_i and 1 to every key.
-  const auto seed = testsupport::test_seed(14);
-  CAPTURE(seed);
-  Random rng(seed);
+  ATTN_SEEDED_RANDOM(rng, 14);
   for (int trial = 0; trial < 50; ++trial) {
     const std::size_t n = 1 + rng.index(9), m = 1 + rng.index(9), d = 1 + rng.index(9);
     const float c = rng.uniform(-50, 50);
@@ -207,9 +199,7 @@ TEST_CASE("properties: adding a constant to a score row changes no weight") {
 }
 
 TEST_CASE("properties: causal weights above the diagonal are exactly 0") {
-  const auto seed = testsupport::test_seed(15);
-  CAPTURE(seed);
-  Random rng(seed);
+  ATTN_SEEDED_RANDOM(rng, 15);
   for (int trial = 0; trial < 30; ++trial) {
     const std::size_t n = 1 + rng.index(40), m = 1 + rng.index(40), d = 1 + rng.index(20);
     const auto r = attn::attention(rng.matrix(n, d, -5, 5), rng.matrix(m, d, -5, 5),
@@ -249,9 +239,7 @@ TEST_CASE("properties: huge scores stay finite and give the right weights") {
 }
 
 TEST_CASE("fully masked rows: weights 0, output 0, flagged, never NaN") {
-  const auto seed = testsupport::test_seed(16);
-  CAPTURE(seed);
-  Random rng(seed);
+  ATTN_SEEDED_RANDOM(rng, 16);
   const Matrix q = rng.matrix(3, 4), k = rng.matrix(5, 4), v = rng.matrix(5, 2);
   std::vector<std::uint8_t> grid(15, 0);
   for (std::size_t j = 0; j < 5; ++j) grid[1 * 5 + j] = 1;  // query 2 sees nothing

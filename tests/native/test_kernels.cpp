@@ -14,7 +14,7 @@
 #include "reference/matmul_ref.hpp"
 #include "reference/softmax_ref.hpp"
 #include "support/compare.hpp"
-#include "support/random.hpp"
+#include "support/seed.hpp"
 
 using testsupport::Random;
 
@@ -44,71 +44,79 @@ double dot_bound(const float* a, std::size_t sa, const float* b, std::size_t sb,
   return 2.0 * double(d) * FLT_EPSILON * sum_abs + 1e-30;
 }
 
+// Runs a product kernel and its reference into NaN-filled outputs whose rows are 2 floats
+// apart, checks every entry against bound(i, j), and checks the gaps were never written.
+template <class Kernel, class Reference, class Bound>
+void check_product(Kernel kernel, Reference reference, std::size_t rows, std::size_t cols,
+                   Bound bound) {
+  const std::size_t ldc = cols + 2;
+  std::vector<float> got(rows * ldc, kNaN), want(rows * ldc, kNaN);
+  kernel(got.data(), ldc);
+  reference(want.data(), ldc);
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t j = 0; j < cols; ++j) {
+      const double err = std::fabs(double(got[i * ldc + j]) - double(want[i * ldc + j]));
+      if (!(err <= bound(i, j))) {
+        CAPTURE(i);
+        CAPTURE(j);
+        FAIL_CHECK("difference " << err << " over bound " << bound(i, j));
+      }
+    }
+    REQUIRE(std::isnan(got[i * ldc + cols]));
+    REQUIRE(std::isnan(got[i * ldc + cols + 1]));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("matmul_abt (QKᵀ) matches its scalar reference on every shape, with tails") {
-  const auto seed = testsupport::test_seed(1);
-  CAPTURE(seed);
-  Random rng(seed);
+  ATTN_SEEDED_RANDOM(rng, 1);
   for (std::size_t n : kRows) {
     for (std::size_t m : kRows) {
       for (std::size_t d : kDepths) {
+        CAPTURE(n); CAPTURE(m); CAPTURE(d);
         const Padded a(rng, n, d, 3), b(rng, m, d, 1);
-        const std::size_t ldc = m + 2;
-        std::vector<float> got(n * ldc, kNaN), want(n * ldc, kNaN);
-        attn::kernels::matmul_abt(a.data, a.stride, b.data, b.stride, got.data(), ldc, n, m, d);
-        attn::reference::matmul_abt_ref(a.data, a.stride, b.data, b.stride, want.data(), ldc, n,
-                                        m, d);
-        for (std::size_t i = 0; i < n; ++i) {
-          for (std::size_t j = 0; j < m; ++j) {
-            const double bound = dot_bound(a.data + i * a.stride, 1, b.data + j * b.stride, 1, d);
-            const double err = std::fabs(double(got[i * ldc + j]) - double(want[i * ldc + j]));
-            if (!(err <= bound)) {
-              CAPTURE(n); CAPTURE(m); CAPTURE(d); CAPTURE(i); CAPTURE(j);
-              FAIL_CHECK("difference " << err << " over bound " << bound);
-            }
-          }
-          // The padding between output rows is never written.
-          for (std::size_t j = m; j < ldc; ++j) REQUIRE(std::isnan(got[i * ldc + j]));
-        }
+        check_product(
+            [&](float* c, std::size_t ldc) {
+              attn::kernels::matmul_abt(a.data, a.stride, b.data, b.stride, c, ldc, n, m, d);
+            },
+            [&](float* c, std::size_t ldc) {
+              attn::reference::matmul_abt_ref(a.data, a.stride, b.data, b.stride, c, ldc, n, m, d);
+            },
+            n, m,
+            [&](std::size_t i, std::size_t j) {
+              return dot_bound(a.data + i * a.stride, 1, b.data + j * b.stride, 1, d);
+            });
       }
     }
   }
 }
 
 TEST_CASE("matmul_ab (AV and X·W) matches its scalar reference on every shape, with tails") {
-  const auto seed = testsupport::test_seed(2);
-  CAPTURE(seed);
-  Random rng(seed);
+  ATTN_SEEDED_RANDOM(rng, 2);
   for (std::size_t n : kRows) {
     for (std::size_t k : kRows) {
       for (std::size_t p : kDepths) {
+        CAPTURE(n); CAPTURE(k); CAPTURE(p);
         const Padded a(rng, n, k, 1), b(rng, k, p, 2);
-        const std::size_t ldc = p + 1;
-        std::vector<float> got(n * ldc, kNaN), want(n * ldc, kNaN);
-        attn::kernels::matmul_ab(a.data, a.stride, b.data, b.stride, got.data(), ldc, n, k, p);
-        attn::reference::matmul_ab_ref(a.data, a.stride, b.data, b.stride, want.data(), ldc, n, k,
-                                       p);
-        for (std::size_t i = 0; i < n; ++i) {
-          for (std::size_t j = 0; j < p; ++j) {
-            const double bound = dot_bound(a.data + i * a.stride, 1, b.data + j, b.stride, k);
-            const double err = std::fabs(double(got[i * ldc + j]) - double(want[i * ldc + j]));
-            if (!(err <= bound)) {
-              CAPTURE(n); CAPTURE(k); CAPTURE(p); CAPTURE(i); CAPTURE(j);
-              FAIL_CHECK("difference " << err << " over bound " << bound);
-            }
-          }
-          REQUIRE(std::isnan(got[i * ldc + p]));
-        }
+        check_product(
+            [&](float* c, std::size_t ldc) {
+              attn::kernels::matmul_ab(a.data, a.stride, b.data, b.stride, c, ldc, n, k, p);
+            },
+            [&](float* c, std::size_t ldc) {
+              attn::reference::matmul_ab_ref(a.data, a.stride, b.data, b.stride, c, ldc, n, k, p);
+            },
+            n, p,
+            [&](std::size_t i, std::size_t j) {
+              return dot_bound(a.data + i * a.stride, 1, b.data + j, b.stride, k);
+            });
       }
     }
   }
 }
 
 TEST_CASE("softmax kernels match their scalar references, with tails and masked entries") {
-  const auto seed = testsupport::test_seed(3);
-  CAPTURE(seed);
-  Random rng(seed);
+  ATTN_SEEDED_RANDOM(rng, 3);
   for (std::size_t n : kRows) {
     CAPTURE(n);
     std::vector<float> buffer(n + 2, kNaN);

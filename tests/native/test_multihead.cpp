@@ -7,7 +7,7 @@
 #include "attention.hpp"
 #include "multihead.hpp"
 #include "support/compare.hpp"
-#include "support/random.hpp"
+#include "support/seed.hpp"
 
 using attn::Matrix;
 using testsupport::Random;
@@ -38,9 +38,7 @@ std::vector<double> as_double(const std::vector<float>& x) { return {x.begin(), 
 }  // namespace
 
 TEST_CASE("multi-head with h = 1 and identity W_O equals single-head attention on the projections") {
-  const auto seed = testsupport::test_seed(21);
-  CAPTURE(seed);
-  Random rng(seed);
+  ATTN_SEEDED_RANDOM(rng, 21);
   for (int trial = 0; trial < 20; ++trial) {
     const std::size_t n = 1 + rng.index(10), d = 1 + rng.index(12);
     const bool bias = rng.coin(0.5);
@@ -61,9 +59,7 @@ TEST_CASE("multi-head with h = 1 and identity W_O equals single-head attention o
 }
 
 TEST_CASE("each head attends over its own column slice of Q, K and V") {
-  const auto seed = testsupport::test_seed(22);
-  CAPTURE(seed);
-  Random rng(seed);
+  ATTN_SEEDED_RANDOM(rng, 22);
   const std::size_t n = 5, d = 12, h = 3, d_k = 4;
   const attn::MultiHeadParams p = random_params(rng, d, h, true);
   const Matrix x = rng.matrix(n, d);
