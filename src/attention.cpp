@@ -44,7 +44,7 @@ float choose_scale(const Pitfalls& pitfalls, std::size_t d_k) {
   return s;
 }
 
-// One row of the softmax, in place from `exp` (holding the masked scores) to `weights`.
+// One row of the softmax: masked scores in; exp values, weights, the row max and sum out.
 void softmax_row(const float* masked, float* exp_row, float* weights, std::size_t m, float& max,
                  float& sum) {
   max = kernels::reduce_max(masked, m);
