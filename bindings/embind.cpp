@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "attention.hpp"
+#include "checks.hpp"
 #include "cost.hpp"
 #include "error.hpp"
 #include "kernels/simd.hpp"
@@ -53,6 +54,16 @@ val float32_array(const std::vector<float>& v) {
 
 val uint8_array(const std::vector<std::uint8_t>& v) {
   return val::global("Uint8Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
+val float64_array(const std::vector<double>& v) {
+  return val::global("Float64Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
+val index_array(const std::vector<std::size_t>& indices) {
+  val out = val::array();
+  for (std::size_t i : indices) out.call<void>("push", double(i));
+  return out;
 }
 
 // Runs `compute`, turning any C++ exception into { error: message }.
@@ -99,7 +110,17 @@ val attention(val args) {
     const double scale = args["scale"].as<double>();
     if (scale == scale) options.pitfalls.scale = float(scale);
     options.pitfalls.mask_after_softmax = args["maskAfterSoftmax"].as<bool>();
-    return attention_result(attn::attention(q, k, v, options));
+    const attn::AttentionResult r = attn::attention(q, k, v, options);
+    const attn::AttentionChecks c = attn::check_attention(r, v);
+    val out = attention_result(r);
+    val checks = val::object();
+    checks.set("rowSums", float64_array(c.row_sums));
+    checks.set("rowSumsToOne", uint8_array(c.row_sums_to_one));
+    checks.set("outputInHull", uint8_array(c.output_in_hull));
+    checks.set("hull", index_array(c.hull));
+    checks.set("hullExact", c.hull_exact);
+    out.set("checks", checks);
+    return out;
   });
 }
 
@@ -153,6 +174,17 @@ val cost(double n, double m, double d_model, double heads) {
   });
 }
 
+// args: { points (m×2, row-major), m }
+val convex_hull(val args) {
+  return guarded([&] {
+    const attn::Matrix points = matrix_arg(args, "points", "m", "cols");
+    if (points.cols != 2) throw attn::Error("convexHull needs points with 2 coordinates");
+    val out = val::object();
+    out.set("hull", index_array(attn::convex_hull_2d(points)));
+    return out;
+  });
+}
+
 // Bytes the allocator has handed out and not taken back: the heap-flatness tests read it.
 double heap_bytes_in_use() { return double(mallinfo().uordblks); }
 
@@ -165,6 +197,7 @@ EMSCRIPTEN_BINDINGS(attention_calc) {
   emscripten::function("multiHead", &multi_head);
   emscripten::function("parameterCount", &parameter_count);
   emscripten::function("cost", &cost);
+  emscripten::function("convexHull", &convex_hull);
   emscripten::function("heapBytesInUse", &heap_bytes_in_use);
   emscripten::function("arch", &arch);
 }

@@ -13,6 +13,17 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # emcc needs Debian's node modules (acorn) for optimized links.
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 
+# KaTeX for the page, served from this site (no CDN): its ES module, stylesheet and fonts.
+if [[ $what == all || $what == wasm || $what == web ]]; then
+  src=node_modules/katex/dist
+  dst=web/vendor/katex
+  if [[ ! -f $dst/katex.mjs || $src/katex.mjs -nt $dst/katex.mjs ]]; then
+    mkdir -p "$dst/fonts"
+    cp "$src/katex.mjs" "$src/katex.min.css" "$dst/"
+    cp "$src"/fonts/*.woff2 "$dst/fonts/"
+  fi
+fi
+
 if [[ $what == all || $what == native ]]; then
   [[ -f build-native/CMakeCache.txt ]] || cmake -S . -B build-native -DCMAKE_BUILD_TYPE=Release
   cmake --build build-native -j"$jobs"

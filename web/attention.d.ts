@@ -69,6 +69,28 @@ export interface AttentionResult {
   fullyMasked: boolean[];
 }
 
+/** The lesson's checks, computed by the core (attention() only, not per head). */
+export interface AttentionChecks {
+  /** Σ_j A_ij per row, in double; 0 for a fully masked row. */
+  rowSums: number[];
+  /** |rowSums[i] − 1| ≤ 1e-5 (a fully masked row passes: its weights are defined as 0). */
+  rowSumsToOne: boolean[];
+  /**
+   * Output row i lies inside the convex hull of the value vectors, within 1e-5 of the values'
+   * size. Exact for d_v ≤ 2 and for up to 10 value vectors in any d_v; otherwise each coordinate
+   * within the values' range (see hullExact).
+   */
+  outputInHull: boolean[];
+  /** False when outputInHull could only test the bounding box (d_v ≥ 3 and more than 10 values). */
+  hullExact: boolean;
+  /** Indices of the value vectors on the hull, counter-clockwise, when d_v = 2; else []. */
+  hull: number[];
+}
+
+export interface SingleHeadResult extends AttentionResult {
+  checks: AttentionChecks;
+}
+
 export interface MultiHeadOptions {
   /** Token vectors, n×d_model. */
   x: MatrixInput;
@@ -124,12 +146,14 @@ export interface Attention {
   /** "wasm" for the SIMD build, "scalar" for the fallback. */
   readonly arch: string;
   /** Throws Error with a message that names the matrix, the sizes and the rule when input is wrong. */
-  attention(options: AttentionOptions): AttentionResult;
+  attention(options: AttentionOptions): SingleHeadResult;
   multiHead(options: MultiHeadOptions): MultiHeadResult;
   /** 4·d² (+ 4·d with biases); the number of heads does not change it. */
   parameterCount(options: { dModel: number; heads?: number; bias?: boolean }): number;
   /** m defaults to n (self-attention). */
   cost(options: { n: number; m?: number; dModel: number; heads?: number }): Cost;
+  /** Corners of the convex hull of 2-D points, as indices, counter-clockwise. */
+  convexHull(points: MatrixInput): number[];
   /** Bytes allocated in the wasm heap right now (diagnostic; flat across calls). */
   heapBytesInUse(): number;
 }

@@ -120,7 +120,15 @@ class Attention {
         maskAfterSoftmax: toBoolean(maskAfterSoftmax, 'maskAfterSoftmax'),
       }),
     );
-    return attentionResult(raw, Q.rows, K.rows, V.cols);
+    const result = attentionResult(raw, Q.rows, K.rows, V.cols);
+    result.checks = {
+      rowSums: Array.from(raw.checks.rowSums),
+      rowSumsToOne: Array.from(raw.checks.rowSumsToOne, Boolean),
+      outputInHull: Array.from(raw.checks.outputInHull, Boolean),
+      hull: raw.checks.hull,
+      hullExact: raw.checks.hullExact,
+    };
+    return result;
   }
 
   /**
@@ -170,6 +178,15 @@ class Attention {
       this.#core.cost(toCount(n, 'n'), toCount(m, 'm'), toCount(dModel, 'dModel'), toCount(heads, 'heads')),
     );
     return { projectionFlops, scoreFlops, valueFlops, outputFlops, attentionBytes };
+  }
+
+  /**
+   * Corners of the convex hull of 2-D points, as indices, counter-clockwise. Collinear points
+   * give the two ends, equal points one index.
+   */
+  convexHull(points) {
+    const P = toMatrix(points, 'points');
+    return unwrap(this.#core.convexHull({ points: P.data, m: P.rows, cols: P.cols })).hull;
   }
 
   /** Bytes currently allocated in the wasm heap (a diagnostic: it stays flat across calls). */

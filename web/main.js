@@ -1,73 +1,52 @@
-// The calculator page: the lesson's worked example, every number from the C++ core.
+// The calculator page: load the core, restore the state from the URL hash, keep the hash in
+// step with every change.
 import { loadAttention } from './attention.js';
-import { WORKED_EXAMPLE } from './examples.js';
+import { Calculator } from './calc/calculator.js';
+import { defaultState, fromHash, toHash } from './calc/state.js';
 
-const DECIMALS = 3;
+const app = document.getElementById('app');
+const notice = document.getElementById('notice');
 
-function format(x) {
-  if (x === -Infinity) return '−∞';
-  if (x === Infinity) return '∞';
-  const fixed = x.toFixed(DECIMALS);
-  // No "−0.000": a value that rounds to zero is shown as zero. Minus signs are typographic.
-  return (Number(fixed) === 0 ? fixed.replace('-', '') : fixed).replace('-', '−');
+function say(message) {
+  notice.textContent = message;
+  notice.hidden = !message;
 }
 
-// A labelled matrix; `name` gives each cell an accessible name such as "Weights row 1 column 2".
-// Inputs are shown as typed (1, −1); computed values with fixed decimals.
-const formatInput = (x) => String(x).replace('-', '−');
-
-function matrixFigure(caption, name, rows, show = format) {
-  const figure = document.createElement('figure');
-  const label = document.createElement('figcaption');
-  label.textContent = caption;
-  const table = document.createElement('table');
-  rows.forEach((row, i) => {
-    const tr = table.insertRow();
-    row.forEach((x, j) => {
-      const td = tr.insertCell();
-      td.textContent = show(x);
-      td.setAttribute('aria-label', `${name} row ${i + 1} column ${j + 1}`);
-      if (x === -Infinity) td.classList.add('masked');
-    });
-  });
-  figure.append(label, table);
-  return figure;
-}
-
-function render(attn, causal) {
-  const { q, k, v } = WORKED_EXAMPLE;
-  const r = attn.attention({ q, k, v, mask: causal ? 'causal' : 'none' });
-  document.getElementById('inputs').replaceChildren(
-    matrixFigure('Q (queries)', 'Q', q, formatInput),
-    matrixFigure('K (keys)', 'K', k, formatInput),
-    matrixFigure('V (values)', 'V', v, formatInput),
-  );
-  document.getElementById('steps').replaceChildren(
-    matrixFigure('Scores QKᵀ', 'Scores', r.scores),
-    matrixFigure(`Scaled ÷√${q[0].length}${causal ? ', masked' : ''}`, 'Scaled', r.scaled),
-    matrixFigure('exp(scaled − row max)', 'Exp', r.exp),
-    matrixFigure('Row sums', 'Row sum', r.rowSum.map((s) => [s])),
-    matrixFigure('Weights A', 'Weights', r.weights),
-    matrixFigure('Output Z = AV', 'Output', r.output),
-  );
+function stateFromLocation() {
+  const { state, error } = fromHash(location.hash);
+  if (error) say(`The link’s state could not be used (${error.replace(/^the link's state could not be read: /, '')}), so the page shows the worked example instead.`);
+  return state ?? defaultState();
 }
 
 async function main() {
-  const status = document.getElementById('status');
+  let attn;
   try {
-    const attn = await loadAttention();
-    const causal = document.getElementById('causal');
-    const update = () => render(attn, causal.checked);
-    causal.addEventListener('change', update);
-    update();
-    status.textContent = `Computed by the C++ core in WebAssembly (${attn.simd ? 'SIMD' : 'scalar'} build).`;
-    document.body.dataset.ready = attn.simd ? 'simd' : 'scalar';
+    attn = await loadAttention();
   } catch (error) {
-    status.textContent = `The attention core could not start: ${error.message}`;
-    status.classList.add('error');
-    status.setAttribute('role', 'alert');
+    app.replaceChildren();
+    say(`The attention core could not start: ${error.message}`);
+    notice.setAttribute('role', 'alert');
     document.body.dataset.ready = 'error';
+    return;
   }
+  const calculator = new Calculator({
+    attn,
+    state: stateFromLocation(),
+    link: () => location.href,
+    onChange: (state) => {
+      const hash = `#${toHash(state)}`;
+      if (location.hash !== hash) history.replaceState(null, '', hash);
+    },
+  });
+  app.replaceChildren(calculator.element);
+  // A link pasted into the address bar, or Back/Forward between states.
+  window.addEventListener('hashchange', () => {
+    say('');
+    calculator.setState(stateFromLocation());
+  });
+  document.getElementById('build').textContent = `${attn.simd ? 'WebAssembly SIMD' : 'scalar WebAssembly'} build`;
+  document.body.dataset.ready = attn.simd ? 'simd' : 'scalar';
+  performance.mark('attention-calc interactive');
 }
 
 main();

@@ -1,4 +1,5 @@
-// The page and the JS module in real headless Chromium, under the page's strict CSP.
+// Loading the core in real headless Chromium: the SIMD probe, the scalar fallback, a missing
+// .wasm, and the JS module against the PyTorch fixtures.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +10,7 @@ import { launchChromium, openPage } from './chromium.mjs';
 
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
 
-describe('the page in Chromium', () => {
+describe('the core in Chromium', () => {
   let browser, server, url;
   before(async () => {
     ({ server, url } = await startServer({ root: WEB }));
@@ -21,29 +22,6 @@ describe('the page in Chromium', () => {
   });
 
   const cell = (page, name) => page.getByLabel(name, { exact: true }).textContent();
-
-  it('shows the worked example computed by the SIMD build, with no console errors', async () => {
-    const { page, problems, context } = await openPage(browser);
-    await page.goto(url);
-    await page.waitForSelector('body[data-ready]');
-    assert.equal(await page.getAttribute('body', 'data-ready'), 'simd');
-    assert.equal(await cell(page, 'Scores row 1 column 2'), '1.000');
-    assert.equal(await cell(page, 'Scaled row 1 column 1'), '0.707');
-    assert.equal(await cell(page, 'Weights row 1 column 1'), '0.446');
-    assert.equal(await cell(page, 'Weights row 1 column 3'), '0.108');
-    assert.equal(await cell(page, 'Weights row 3 column 3'), '0.576');
-    assert.equal(await cell(page, 'Output row 1 column 1'), '0.554');
-    assert.equal(await cell(page, 'Output row 2 column 2'), '0.752');
-    assert.match(await page.textContent('#status'), /SIMD build/);
-
-    await page.getByLabel(/Causal mask/).check();
-    assert.equal(await cell(page, 'Scaled row 1 column 2'), '−∞');
-    assert.equal(await cell(page, 'Weights row 1 column 1'), '1.000');
-    assert.equal(await cell(page, 'Weights row 2 column 2'), '0.670');
-    assert.equal(await cell(page, 'Output row 2 column 1'), '0.330');
-    assert.deepEqual(problems, []);
-    await context.close();
-  });
 
   it('falls back to the scalar build when WebAssembly SIMD does not validate', async () => {
     // Make every SIMD probe fail, as in a browser without WebAssembly SIMD.
@@ -60,7 +38,7 @@ describe('the page in Chromium', () => {
     assert.equal(await page.getAttribute('body', 'data-ready'), 'scalar');
     assert.equal(await page.evaluate(async () => (await import('./attention.js').then((m) => m.loadAttention())).arch), 'scalar');
     assert.equal(await cell(page, 'Weights row 1 column 1'), '0.446');
-    assert.match(await page.textContent('#status'), /scalar build/);
+    assert.match(await page.textContent('#build'), /scalar WebAssembly build/);
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -182,3 +182,18 @@ it('the test comparator fails on data that differ', () => {
   assert.notEqual(compareRows([[1], [2]], [[1]]), '');
   assert.notEqual(compareRows([[1, 2]], [[1]]), '');
 });
+
+it('reports the lesson\'s checks and the convex hull from the core', async () => {
+  const attn = await loadAttention();
+  const good = attn.attention({ q: Q, k: K, v: V, mask: 'causal' });
+  assert.deepEqual(good.checks.rowSumsToOne, [true, true, true]);
+  assert.deepEqual(good.checks.outputInHull, [true, true, true]);
+  assert.deepEqual(good.checks.hull, [1, 0, 2]);
+  assert.equal(good.checks.hullExact, true);
+  const wrong = attn.attention({ q: Q, k: K, v: V, mask: 'causal', maskAfterSoftmax: true });
+  assert.ok(Math.abs(wrong.checks.rowSums[0] - 0.445808) < 1e-5);
+  assert.deepEqual(wrong.checks.rowSumsToOne, [false, false, true]);
+  assert.deepEqual(wrong.checks.outputInHull, [false, false, true]);
+  assert.deepEqual(attn.convexHull([[0, 0], [2, 0], [2, 2], [0, 2], [1, 1]]), [0, 1, 2, 3]);
+  assert.throws(() => attn.convexHull([[1, 2, 3]]), { message: 'convexHull needs points with 2 coordinates' });
+});

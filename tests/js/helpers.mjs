@@ -40,3 +40,21 @@ export function maskFromFixture(mask, n, m) {
     default: return 'none';
   }
 }
+
+/**
+ * Attention in float64, written plainly and independently of the core: the oracle for the page
+ * tests. hidden: n×m booleans (true = hidden) or undefined.
+ */
+export function referenceAttention(q, k, v, hidden) {
+  const dk = q[0].length;
+  const weights = q.map((qi, i) => {
+    const s = k.map((kj, j) => (hidden?.[i][j] ? -Infinity : qi.reduce((acc, x, t) => acc + x * kj[t], 0) / Math.sqrt(dk)));
+    const max = Math.max(...s);
+    if (max === -Infinity) return s.map(() => 0);
+    const e = s.map((x) => Math.exp(x - max));
+    const sum = e.reduce((a, b) => a + b, 0);
+    return e.map((x) => x / sum);
+  });
+  const output = weights.map((w) => v[0].map((_, t) => w.reduce((acc, wj, j) => acc + wj * v[j][t], 0)));
+  return { weights, output };
+}

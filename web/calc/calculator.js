@@ -1,0 +1,294 @@
+// The calculator: inputs, masks and mode in; every step, the heatmap, the hull plot, the checks
+// and the explanations out. It owns no math: each number comes from the core (attn).
+// It renders into any container (a page, or a shadow root for the <attention-calc> element).
+import { ChecksView } from './checks.js';
+import { h } from './dom.js';
+import { explain } from './explain.js';
+import { copyText, latexSnippet, pytorchSnippet, saveSvg } from './export.js';
+import { MatrixGrid } from './grid.js';
+import { MaskControls } from './masks.js';
+import { HullPlot } from './plot.js';
+import { coreMask, MAX_DIM, MAX_TOKENS, maskReason, PITFALLS, PRESETS, resize, sizes } from './state.js';
+import { StepsView } from './steps.js';
+import { tex } from './tex.js';
+
+const HINT = 'Focus, hover or tap any computed number to see where it comes from.';
+
+export class Calculator {
+  /**
+   * @param {object} o
+   * @param {import('../attention.js').Attention} o.attn   the loaded core
+   * @param {object} o.state                               the starting state (state.js)
+   * @param {(state: object, result: object) => void} [o.onChange]   after every valid update
+   * @param {(message: string) => void} [o.onError]        when the input cannot be computed
+   * @param {() => string} [o.link]                         the shareable URL of the current state
+   * @param {boolean} [o.readonly]                          show the inputs without letting them change
+   */
+  constructor({ attn, state, onChange = () => {}, onError = () => {}, link = () => location.href, readonly = false }) {
+    this.attn = attn;
+    this.readonly = readonly;
+    this.state = state;
+    this.onChange = onChange;
+    this.onError = onError;
+    this.link = link;
+    this.result = null;   // the last result computed from a valid state
+    this.error = '';      // why the current input cannot be computed, or ''
+    this.explained = null; // { step, i, j } of the cell being explained
+    this.inputStart = null;
+    this.#build();
+    this.#compute();
+    this.#render();
+  }
+
+  /** Replaces the state (from a preset, a link, an attribute) and updates everything. */
+  setState(state) {
+    this.state = state;
+    for (const grid of this.grids) grid.invalid.clear();
+    this.#compute();
+    this.#render();
+  }
+
+  // --- layout -------------------------------------------------------------------------------
+
+  #build() {
+    const grid = (name, role) => new MatrixGrid({
+      name,
+      caption: [h('strong', { text: name }), ` ${role}`],
+      onCell: (i, j, value) => this.#edit(name, (s) => { s[name.toLowerCase()][i][j] = value; }),
+      onPaste: (rows) => this.#paste(name, rows),
+      onValidityChange: () => this.#render(),
+    });
+    this.grids = [grid('Q', 'queries'), grid('K', 'keys'), grid('V', 'values')];
+    const [gq, gk, gv] = this.grids;
+
+    const sizeSelect = (label, key, max) => h('label', { class: 'size' }, `${label} `,
+      h('select', {
+        'aria-label': label,
+        dataset: { size: key },
+        on: { change: (e) => this.#resize(key, Number(e.target.value)) },
+      }, Array.from({ length: max }, (_, t) => h('option', { value: t + 1, text: `${t + 1}` }))));
+    this.sizeControls = h('div', { class: 'sizes' },
+      sizeSelect('Tokens n', 'n', MAX_TOKENS), sizeSelect('d_k', 'dk', MAX_DIM), sizeSelect('d_v', 'dv', MAX_DIM));
+
+    this.presetButtons = Object.entries(PRESETS).map(([key, preset]) =>
+      h('button', { type: 'button', class: 'preset', dataset: { preset: key }, text: preset.label, on: { click: () => this.#preset(key) } }));
+    this.seedInput = h('input', {
+      type: 'number', min: 0, step: 1, class: 'seed', 'aria-label': 'Random seed',
+      on: { change: () => this.#preset('random', Math.max(0, Math.floor(Number(this.seedInput.value)) || 0)) },
+    });
+    this.seedBox = h('span', { class: 'seed-box' }, 'seed ', this.seedInput,
+      h('button', { type: 'button', class: 'small', text: 'New seed', on: { click: () => this.#preset('random', (this.state.seed ?? 0) + 1) } }));
+
+    this.modeSelect = h('select', { 'aria-label': 'Mode', on: { change: () => this.#edit('mode', (s) => { s.pitfall = this.modeSelect.value; }) } },
+      Object.entries(PITFALLS).map(([key, p]) => h('option', { value: key, text: p.label })));
+    this.modeWarning = h('p', { class: 'pitfall-banner', role: 'note' });
+
+    this.masks = new MaskControls({
+      onCausal: (on) => this.#edit('mask', (s) => { s.causal = on; }),
+      onPadding: (j, on) => this.#edit('mask', (s) => { s.padding[j] = on; }),
+      onCell: (i, j) => this.#toggleMask(i, j),
+    });
+
+    this.steps = new StepsView({
+      onExplain: (step, i, j) => { this.explained = { step, i, j }; this.#renderExplanation(); },
+      onSaveHeatmap: (svg) => saveSvg(svg, 'attention-weights.svg'),
+    });
+    this.plot = new HullPlot({
+      onMove: (j, x, y) => this.#moveValue(j, x, y),
+      onAxes: (axes) => this.#edit('axes', (s) => { s.axes = axes; }),
+      onSave: (svg) => saveSvg(svg, 'attention-hull.svg'),
+    });
+    this.checks = new ChecksView();
+
+    this.status = h('p', { class: 'calc-status', role: 'status' });
+    this.explanation = h('aside', { class: 'explain', 'aria-live': 'polite', 'aria-label': 'Explanation' });
+    this.exportBox = h('textarea', { class: 'export-text', readOnly: true, rows: 8, 'aria-label': 'Exported text', hidden: true });
+    this.shareStatus = h('span', { class: 'share-status', role: 'status' });
+    const action = (label, make) => h('button', { type: 'button', text: label, on: { click: () => this.#share(label, make()) } });
+
+    this.results = h('section', { class: 'results', 'aria-label': 'Steps' }, h('h2', { text: 'Step by step' }), this.steps.element);
+    this.element = h('div', { class: 'calc' },
+      h('header', { class: 'calc-header' },
+        tex('\\operatorname{Attention}(Q,K,V) = \\operatorname{softmax}\\!\\left(\\frac{QK^\\top}{\\sqrt{d_k}}\\right)V', {
+          display: true, label: 'Attention of Q, K, V equals softmax of Q K transpose over the square root of d k, times V',
+        })),
+      h('section', { class: 'controls', 'aria-label': 'Controls' },
+        h('div', { class: 'control-row' }, this.sizeControls, h('label', { class: 'mode' }, 'Mode ', this.modeSelect)),
+        h('div', { class: 'control-row presets', role: 'group', 'aria-label': 'Presets' }, this.presetButtons, this.seedBox),
+        this.modeWarning),
+      h('section', { class: 'inputs', 'aria-label': 'Inputs' },
+        h('h2', { text: 'Inputs' }),
+        h('p', { class: 'hint', text: 'Type numbers, move with the arrow keys, Tab or Enter, or paste a matrix such as 1 1; 0 1; -1 0.' }),
+        h('div', { class: 'matrices' }, gq.element, gk.element, gv.element),
+        this.masks.element),
+      this.status,
+      this.results,
+      this.explanation,
+      h('section', { class: 'insight', 'aria-label': 'Plot and checks' }, this.plot.element, this.checks.element),
+      h('section', { class: 'share', 'aria-label': 'Share and export' },
+        h('div', { class: 'control-row' },
+          action('Copy link', () => this.link()),
+          action('Copy as PyTorch', () => pytorchSnippet(this.state)),
+          action('Copy as LaTeX', () => latexSnippet(this.state, this.result)),
+          this.shareStatus),
+        this.exportBox));
+    // For the benchmark and the curious: time from an input event to everything updated.
+    this.element.addEventListener('input', (e) => { this.inputStart = e.timeStamp; }, true);
+  }
+
+  // --- edits ----------------------------------------------------------------------------------
+
+  // Applies `change` to a copy of the state, then recomputes. Changing a number leaves the
+  // preset; changing the mask, the mode or the plot axes does not.
+  #edit(what, change) {
+    const next = structuredClone(this.state);
+    change(next);
+    if (['Q', 'K', 'V', 'plot'].includes(what)) next.preset = 'custom';
+    this.state = next;
+    this.#compute();
+    this.#render();
+  }
+
+  #resize(key, value) {
+    this.state = resize(this.state, { ...sizes(this.state), [key]: value });
+    for (const grid of this.grids) grid.invalid.clear();
+    this.#compute();
+    this.#render();
+  }
+
+  #paste(name, rows) {
+    const grid = this.grids.find((g) => g.name === name);
+    if (rows.length > MAX_TOKENS || rows[0].length > MAX_DIM) {
+      grid.notify(`Could not paste into ${name}: the calculator shows at most ${MAX_TOKENS} tokens and ${MAX_DIM} columns; the pasted matrix is ${rows.length}×${rows[0].length}.`);
+      return;
+    }
+    const { dk, dv } = sizes(this.state);
+    const cols = { Q: dk, K: dk, V: dv }[name];
+    // Rows set the number of tokens for all three; columns set d_k (Q, K) or d_v (V).
+    let next = resize(this.state, { n: rows.length, dk: name === 'V' ? dk : rows[0].length, dv: name === 'V' ? rows[0].length : dv });
+    next = structuredClone(next);
+    next[name.toLowerCase()] = rows.map((r) => [...r]);
+    if (name !== 'V' && cols !== rows[0].length) {
+      grid.notify(`${name} now has ${rows[0].length} columns, so ${name === 'Q' ? 'K' : 'Q'} was resized to match (d_k = ${rows[0].length}).`);
+    }
+    this.state = next;
+    this.#compute();
+    this.#render();
+  }
+
+  #preset(key, seed) {
+    const make = PRESETS[key].make;
+    this.setState(key === 'random' ? make(seed ?? (this.state.seed ?? 0) + 1, sizes(this.state)) : make());
+  }
+
+  #toggleMask(i, j) {
+    const reason = maskReason(this.state, i, j);
+    if (reason === 'causal' || reason === 'padding') {
+      this.explanation.replaceChildren(h('p', { text: reason === 'causal'
+        ? `Key ${j + 1} is hidden from query ${i + 1} by the causal mask; untick “Causal mask” to change it.`
+        : `Token ${j + 1} is padding, hidden from every query; untick its padding box to change it.` }));
+      return;
+    }
+    this.#edit('mask', (s) => { s.hidden[i][j] = !s.hidden[i][j]; });
+  }
+
+  #moveValue(j, x, y) {
+    const [ax, ay] = this.state.axes;
+    this.#edit('plot', (s) => {
+      s.v[j][ax] = x;
+      if (s.v[0].length > 1) s.v[j][ay] = y;
+    });
+  }
+
+  async #share(label, text) {
+    const copied = await copyText(text);
+    // Where the clipboard is not available, the text is shown to copy by hand.
+    this.exportBox.hidden = copied;
+    this.exportBox.value = text;
+    this.shareStatus.textContent = copied ? `${label}: copied ✓` : `${label}: select the text below and copy it`;
+    if (!copied) this.exportBox.select();
+  }
+
+  // --- computing and showing ------------------------------------------------------------------
+
+  #compute() {
+    const s = this.state;
+    const { dk, dv } = sizes(s);
+    try {
+      const result = this.attn.attention({
+        q: s.q, k: s.k, v: s.v,
+        mask: coreMask(s),
+        // The pitfall modes pass the wrong scale on purpose.
+        scale: { 'scale-dk': 1 / dk, 'no-scale': 1 }[s.pitfall],
+        maskAfterSoftmax: s.pitfall === 'mask-after-softmax',
+      });
+      if (dv !== 2) {
+        const [ax, ay] = dv === 1 ? [0, null] : s.axes;
+        result.plotHull = this.attn.convexHull(s.v.map((row) => [row[ax], ay === null ? 0 : row[ay]]));
+      } else {
+        result.plotHull = result.checks.hull;
+      }
+      this.result = result;
+      this.error = '';
+    } catch (error) {
+      this.error = error.message;
+    }
+  }
+
+  #render() {
+    const s = this.state;
+    const { readonly } = this;
+    const { n, dk, dv } = sizes(s);
+    for (const select of this.sizeControls.querySelectorAll('select')) select.value = String({ n, dk, dv }[select.dataset.size]);
+    this.grids[0].update(s.q, { readonly });
+    this.grids[1].update(s.k, { readonly });
+    this.grids[2].update(s.v, { readonly });
+    this.masks.update(s, { readonly });
+    this.modeSelect.value = s.pitfall;
+    this.element.classList.toggle('pitfall', PITFALLS[s.pitfall].wrong);
+    this.modeWarning.hidden = !PITFALLS[s.pitfall].wrong;
+    this.modeWarning.textContent = PITFALLS[s.pitfall].wrong ? `⚠ ${PITFALLS[s.pitfall].label}. This is wrong on purpose, to show what the lesson warns about.` : '';
+    for (const button of this.presetButtons) button.setAttribute('aria-pressed', String(button.dataset.preset === s.preset));
+    this.seedBox.hidden = s.preset !== 'random';
+    this.seedInput.value = String(s.seed ?? 0);
+
+    const inputError = this.grids.map((g) => g.error).find(Boolean) ?? '';
+    const problem = inputError || this.error;
+    const stale = Boolean(problem);
+    this.results.classList.toggle('stale', stale);
+    this.element.classList.toggle('stale', stale);
+    this.status.classList.toggle('error', stale);
+    this.status.textContent = stale
+      ? `${problem}. ${this.result ? 'Showing the last valid result, dimmed, until this is fixed.' : ''}`.replace('.. ', '. ')
+      : '';
+    if (stale) this.onError(problem);
+    if (!this.result) return;
+    if (!stale) {
+      this.steps.update(this.result, s);
+      this.plot.update(s, this.result, this.result.plotHull);
+      this.checks.update(s, this.result);
+      this.#renderExplanation();
+      this.onChange(s, this.result);
+      if (this.inputStart !== null) {
+        performance.measure('attention-calc update', { start: this.inputStart, end: performance.now() });
+        this.inputStart = null;
+      }
+    }
+  }
+
+  #renderExplanation() {
+    const r = this.result;
+    const e = this.explained;
+    const n = r.weights.length, m = r.weights[0].length;
+    const valid = e && e.i < n && (e.step === 'rowSum' || e.j < (e.step === 'output' ? r.output[0].length : m));
+    for (const g of this.grids) g.highlightRow(-1);
+    if (!valid) {
+      this.explanation.replaceChildren(h('p', { class: 'hint', text: HINT }));
+      return;
+    }
+    const { title, lines, related } = explain(this.state, r, e.step, e.i, e.j);
+    if (related.q !== undefined) this.grids[0].highlightRow(related.q);
+    if (related.k !== undefined) this.grids[1].highlightRow(related.k);
+    this.explanation.replaceChildren(h('h3', { text: title }), ...lines.map((text) => h('p', { class: 'derivation', text })));
+  }
+}

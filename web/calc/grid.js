@@ -1,0 +1,151 @@
+// An editable matrix: one <input> per cell, named "Q row i column j". Arrow keys, Tab and Enter
+// move between cells; pasting several numbers replaces the whole matrix.
+import { h } from './dom.js';
+import { formatInput } from './format.js';
+import { parseMatrixText, parseNumber } from './parse.js';
+
+let nextId = 0;
+
+export class MatrixGrid {
+  /**
+   * @param {object} o
+   * @param {string} o.name        'Q', 'K' or 'V': the start of each cell's accessible name
+   * @param {Node}   o.caption     what the figure caption shows
+   * @param {(i: number, j: number, value: number) => void} o.onCell     a cell now holds a valid number
+   * @param {(rows: number[][]) => void} o.onPaste                       a whole matrix was pasted
+   * @param {() => void} o.onValidityChange                               a cell became invalid or valid again
+   */
+  constructor({ name, caption, onCell, onPaste, onValidityChange }) {
+    this.name = name;
+    this.onCell = onCell;
+    this.onPaste = onPaste;
+    this.onValidityChange = onValidityChange;
+    this.invalid = new Map(); // "i,j" → message, for cells whose text is not a number
+    this.inputs = [];
+    this.messageId = `grid-message-${++nextId}`;
+    this.table = h('table', { class: 'grid' });
+    this.message = h('p', { class: 'cell-message', id: this.messageId, role: 'alert' });
+    this.element = h('figure', { class: 'matrix input-matrix' }, h('figcaption', {}, caption), this.table, this.message);
+    this.table.addEventListener('input', (e) => this.#onInput(e.target));
+    this.table.addEventListener('keydown', (e) => this.#onKeyDown(e));
+    this.table.addEventListener('paste', (e) => this.#onPaste(e));
+    this.table.addEventListener('focusin', (e) => e.target.select?.());
+  }
+
+  /** The first problem, e.g. 'Q row 1 column 1: “abc” is not a number', or ''. */
+  get error() {
+    return this.invalid.values().next().value ?? '';
+  }
+
+  /** Shows `values`; a cell being typed into keeps its text while it means the same number. */
+  update(values, { readonly = false } = {}) {
+    const rows = values.length, cols = values[0].length;
+    if (this.inputs.length !== rows || this.inputs[0].length !== cols) this.#build(rows, cols);
+    for (const [key] of this.invalid) {
+      const [i, j] = key.split(',').map(Number);
+      if (i >= rows || j >= cols) this.invalid.delete(key);
+    }
+    values.forEach((row, i) =>
+      row.forEach((x, j) => {
+        const input = this.inputs[i][j];
+        input.readOnly = readonly;
+        if (this.invalid.has(`${i},${j}`)) return;
+        const typed = parseNumber(input.value);
+        if (!typed.ok || typed.value !== x) input.value = formatInput(x);
+      }),
+    );
+    this.#showMessage();
+  }
+
+  /** Marks row `i` (or nothing, with -1) as the one an explanation refers to. */
+  highlightRow(i) {
+    this.inputs.forEach((row, r) => row.forEach((input) => input.classList.toggle('related', r === i)));
+  }
+
+  /** A message about the grid as a whole (a paste that did not fit). */
+  notify(message) {
+    this.message.textContent = message;
+  }
+
+  focusCell(i, j) {
+    this.inputs[i]?.[j]?.focus();
+  }
+
+  #build(rows, cols) {
+    this.inputs = Array.from({ length: rows }, (_, i) =>
+      Array.from({ length: cols }, (_, j) =>
+        h('input', {
+          type: 'text',
+          inputmode: 'decimal',
+          autocomplete: 'off',
+          spellcheck: 'false',
+          'aria-label': `${this.name} row ${i + 1} column ${j + 1}`,
+          dataset: { i, j },
+        }),
+      ),
+    );
+    this.table.replaceChildren(...this.inputs.map((row) => h('tr', {}, row.map((input) => h('td', {}, input)))));
+  }
+
+  #onInput(input) {
+    const i = Number(input.dataset.i), j = Number(input.dataset.j);
+    const parsed = parseNumber(input.value);
+    const key = `${i},${j}`;
+    const wasInvalid = this.invalid.has(key);
+    if (parsed.ok) {
+      this.invalid.delete(key);
+      this.#showMessage();
+      this.onCell(i, j, parsed.value);
+      if (wasInvalid) this.onValidityChange();
+    } else {
+      this.invalid.set(key, `${this.name} row ${i + 1} column ${j + 1}: ${parsed.message}`);
+      this.#showMessage();
+      this.onValidityChange();
+    }
+  }
+
+  #showMessage() {
+    this.message.textContent = this.error;
+    this.inputs.flat().forEach((input) => {
+      const bad = this.invalid.has(`${input.dataset.i},${input.dataset.j}`);
+      input.toggleAttribute('aria-invalid', bad);
+      if (bad) input.setAttribute('aria-describedby', this.messageId);
+      else input.removeAttribute('aria-describedby');
+    });
+  }
+
+  #onKeyDown(e) {
+    const input = e.target;
+    if (!(input instanceof HTMLInputElement) || e.altKey || e.ctrlKey || e.metaKey) return;
+    const i = Number(input.dataset.i), j = Number(input.dataset.j);
+    const rows = this.inputs.length, cols = this.inputs[0].length;
+    const all = input.selectionStart === 0 && input.selectionEnd === input.value.length;
+    const atStart = all || (input.selectionStart === 0 && input.selectionEnd === 0);
+    const atEnd = all || input.selectionStart === input.value.length;
+    let target = null;
+    if (e.key === 'ArrowUp') target = [i - 1, j];
+    else if (e.key === 'ArrowDown' || (e.key === 'Enter' && !e.shiftKey)) target = [i + 1, j];
+    else if (e.key === 'Enter' && e.shiftKey) target = [i - 1, j];
+    else if (e.key === 'ArrowLeft' && atStart) target = j > 0 ? [i, j - 1] : [i - 1, cols - 1];
+    else if (e.key === 'ArrowRight' && atEnd) target = j < cols - 1 ? [i, j + 1] : [i + 1, 0];
+    if (!target) return;
+    const [ti, tj] = target;
+    if (ti < 0 || ti >= rows) return;
+    e.preventDefault();
+    this.focusCell(ti, tj);
+  }
+
+  #onPaste(e) {
+    const text = e.clipboardData?.getData('text/plain') ?? '';
+    // A single number pastes into the cell as usual; anything with separators is a matrix.
+    if (!/[\s;,\t\n[]/.test(text.trim())) return;
+    e.preventDefault();
+    const parsed = parseMatrixText(text);
+    if (!parsed.ok) {
+      this.notify(`Could not paste into ${this.name}: ${parsed.message}`);
+      return;
+    }
+    this.invalid.clear();
+    this.onPaste(parsed.rows);
+  }
+}

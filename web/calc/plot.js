@@ -1,0 +1,153 @@
+// The values' convex hull and the outputs inside it, as SVG. With d_v = 2 the plot is exact;
+// otherwise it shows two chosen coordinates (a projection, which keeps outputs inside the
+// projected hull). Value vectors can be dragged with a pointer or moved with arrow keys.
+import { h, svg, sub } from './dom.js';
+import { format, formatInput } from './format.js';
+
+const SIZE = 320, PAD = 28;
+
+export class HullPlot {
+  /**
+   * @param {(j: number, x: number, y: number | null) => void} o.onMove   value j moved to (x, y)
+   * @param {(axes: number[]) => void} o.onAxes                           other coordinates chosen
+   * @param {(svg: SVGElement) => void} o.onSave
+   */
+  constructor({ onMove, onAxes, onSave }) {
+    this.onMove = onMove;
+    this.onAxes = onAxes;
+    this.root = svg('svg', { viewBox: `0 0 ${SIZE} ${SIZE}`, class: 'plot', role: 'group', 'aria-label': 'Value vectors, their convex hull and the outputs' });
+    this.note = h('p', { class: 'plot-note' });
+    this.axisX = h('select', { 'aria-label': 'Plot x coordinate', on: { change: () => this.#axesChanged() } });
+    this.axisY = h('select', { 'aria-label': 'Plot y coordinate', on: { change: () => this.#axesChanged() } });
+    this.axes = h('p', { class: 'plot-axes' }, 'Coordinates: x ', this.axisX, ' y ', this.axisY);
+    const save = h('button', { type: 'button', class: 'small', text: 'Save plot as SVG', on: { click: () => onSave(this.root) } });
+    this.element = h('figure', { class: 'plot-figure' },
+      h('figcaption', {}, 'Outputs inside the convex hull of the values'), this.root, this.note, this.axes, save);
+    this.dragging = null; // { j, frozen bounds } while a pointer drags a value
+    this.layers = { frame: svg('g'), hull: svg('g'), outputs: svg('g'), values: svg('g') };
+    this.root.append(...Object.values(this.layers));
+    this.handles = [];
+  }
+
+  /** hull: indices of the value vectors on the hull (in the plotted coordinates). */
+  update(state, result, hull) {
+    const dv = state.v[0].length;
+    const [ax, ay] = dv === 1 ? [0, null] : state.axes;
+    const point = (row) => [row[ax], ay === null ? 0 : row[ay]];
+    const values = state.v.map(point);
+    const outputs = result.output.map(point);
+    this.#updateAxes(dv, state.axes);
+    this.note.textContent = dv === 2
+      ? 'Drag a value vector (or focus it and use the arrow keys): every output stays inside the hull.'
+      : dv === 1
+        ? 'd_v = 1: values and outputs lie on a line; the hull is the interval between the extreme values.'
+        : `d_v = ${dv}: showing coordinates ${ax + 1} and ${ay + 1} only. The outputs stay inside this projection of the hull.`;
+
+    const bounds = this.dragging?.bounds ?? fit([...values, ...outputs]);
+    const X = (x) => PAD + ((x - bounds.x0) / bounds.span) * (SIZE - 2 * PAD);
+    const Y = (y) => SIZE - PAD - ((y - bounds.y0) / bounds.span) * (SIZE - 2 * PAD);
+    this.toData = (sx, sy) => [bounds.x0 + ((sx - PAD) / (SIZE - 2 * PAD)) * bounds.span, bounds.y0 + ((SIZE - PAD - sy) / (SIZE - 2 * PAD)) * bounds.span];
+    this.bounds = bounds;
+
+    const frame = [svg('rect', { x: 0.5, y: 0.5, width: SIZE - 1, height: SIZE - 1, fill: 'none', stroke: 'currentColor', 'stroke-opacity': 0.25 })];
+    if (bounds.x0 < 0 && bounds.x0 + bounds.span > 0) frame.push(svg('line', { x1: X(0), x2: X(0), y1: 0, y2: SIZE, stroke: 'currentColor', 'stroke-opacity': 0.2 }));
+    if (bounds.y0 < 0 && bounds.y0 + bounds.span > 0) frame.push(svg('line', { y1: Y(0), y2: Y(0), x1: 0, x2: SIZE, stroke: 'currentColor', 'stroke-opacity': 0.2 }));
+    frame.push(svg('text', { x: 6, y: SIZE - 6, 'font-size': 10, fill: 'currentColor', 'fill-opacity': 0.6, text: `x: coordinate ${ax + 1}${ay === null ? '' : `, y: coordinate ${ay + 1}`}` }));
+    this.layers.frame.replaceChildren(...frame);
+
+    const corners = hull.map((j) => `${X(values[j][0])},${Y(values[j][1])}`).join(' ');
+    this.layers.hull.replaceChildren(hull.length >= 3
+      ? svg('polygon', { points: corners, fill: '#0b5394', 'fill-opacity': 0.12, stroke: '#0b5394', 'stroke-width': 1.5, class: 'hull' })
+      : svg('polyline', { points: corners, fill: 'none', stroke: '#0b5394', 'stroke-width': 3, 'stroke-opacity': 0.5, class: 'hull' }));
+
+    this.layers.outputs.replaceChildren(...outputs.map(([x, y], i) => {
+      const inside = result.checks.outputInHull[i];
+      return svg('g', { class: `output-point${inside ? '' : ' outside'}`, role: 'img', 'aria-label': `Output z${sub(i + 1)} at (${format(x)}, ${format(y)})${inside ? '' : ', outside the hull'}` },
+        svg('rect', { x: X(x) - 5, y: Y(y) - 5, width: 10, height: 10, transform: `rotate(45 ${X(x)} ${Y(y)})`, fill: inside ? '#e66100' : '#b00020' }),
+        svg('text', { x: X(x) + 9, y: Y(y) + 14, 'font-size': 12, fill: 'currentColor', text: `z${sub(i + 1)}` }));
+    }));
+
+    // The value handles persist across updates, so a drag in progress keeps its element.
+    this.values = values;
+    this.lineOnly = ay === null;
+    if (this.handles.length !== values.length) this.#buildHandles(values.length);
+    values.forEach(([x, y], j) => {
+      const [hit, dot, label] = this.handles[j].children;
+      for (const c of [hit, dot]) {
+        c.setAttribute('cx', X(x));
+        c.setAttribute('cy', Y(y));
+      }
+      label.setAttribute('x', X(x) + 9);
+      label.setAttribute('y', Y(y) - 8);
+      this.handles[j].setAttribute('aria-label', `Value vector v${sub(j + 1)} at (${formatInput(x)}${ay === null ? '' : `, ${formatInput(y)}`}); drag it or use the arrow keys to move it`);
+    });
+  }
+
+  #buildHandles(count) {
+    this.handles = Array.from({ length: count }, (_, j) => {
+      const handle = svg('g', { class: 'value-point', tabindex: 0, role: 'button', dataset: { j } },
+        svg('circle', { r: 14, fill: 'transparent' }),
+        svg('circle', { r: 6, fill: '#0b5394', stroke: '#ffffff', 'stroke-width': 1.5 }),
+        svg('text', { 'font-size': 12, 'font-weight': 600, fill: 'currentColor', text: `v${sub(j + 1)}` }));
+      handle.addEventListener('pointerdown', (e) => this.#startDrag(e, j));
+      handle.addEventListener('keydown', (e) => this.#nudge(e, j));
+      return handle;
+    });
+    this.layers.values.replaceChildren(...this.handles);
+  }
+
+  #updateAxes(dv, axes) {
+    this.axes.hidden = dv <= 2;
+    if (dv <= 2) return;
+    for (const [select, value] of [[this.axisX, axes[0]], [this.axisY, axes[1]]]) {
+      if (select.options.length !== dv) select.replaceChildren(...Array.from({ length: dv }, (_, t) => h('option', { value: t, text: `${t + 1}` })));
+      select.value = String(value);
+    }
+  }
+
+  #axesChanged() {
+    this.onAxes([Number(this.axisX.value), Number(this.axisY.value)]);
+  }
+
+  #startDrag(e, j) {
+    e.preventDefault();
+    const target = e.currentTarget;
+    target.setPointerCapture?.(e.pointerId);
+    this.dragging = { j, bounds: this.bounds };
+    const move = (ev) => {
+      const p = this.root.createSVGPoint();
+      p.x = ev.clientX;
+      p.y = ev.clientY;
+      const local = p.matrixTransform(this.root.getScreenCTM().inverse());
+      const [x, y] = this.toData(local.x, local.y);
+      this.onMove(j, round(x), round(y));
+    };
+    const end = () => {
+      target.removeEventListener('pointermove', move);
+      this.dragging = null;
+    };
+    target.addEventListener('pointermove', move);
+    target.addEventListener('pointerup', end, { once: true });
+    target.addEventListener('pointercancel', end, { once: true });
+  }
+
+  #nudge(e, j) {
+    const [x, y] = this.values[j];
+    const step = e.shiftKey ? 1 : 0.1;
+    const d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] }[e.key];
+    if (!d || (this.lineOnly && d[1] !== 0)) return;
+    e.preventDefault();
+    this.onMove(j, round(x + d[0]), round(y + d[1]));
+  }
+}
+
+// Coordinates move in steps of 0.01: readable in the grid, fine enough to drag smoothly.
+const round = (x) => Math.round(x * 100) / 100;
+
+// A square window around the points, with room for labels.
+function fit(points) {
+  const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
+  const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+  const span = Math.max(x1 - x0, y1 - y0, 1) * 1.3;
+  return { x0: (x0 + x1) / 2 - span / 2, y0: (y0 + y1) / 2 - span / 2, span };
+}

@@ -1,0 +1,190 @@
+// The calculator's state: inputs, masks, mode. Plain data, so it can live in a URL hash and be
+// copied; every number derived from it comes from the core.
+import { EXERCISE_V, WORKED_EXAMPLE } from '../examples.js';
+import { parseMatrixText } from './parse.js';
+
+export const MAX_TOKENS = 8;
+export const MAX_DIM = 8;
+
+export const PITFALLS = {
+  'none': { label: 'Correct attention', wrong: false },
+  'mask-after-softmax': { label: 'Pitfall: mask applied after the softmax', wrong: true },
+  'scale-dk': { label: 'Pitfall: scale by d_k instead of √d_k', wrong: true },
+  'no-scale': { label: 'Pitfall: no scaling', wrong: true },
+};
+
+const copy = (rows) => rows.map((row) => [...row]);
+const grid = (n, m, fill) => Array.from({ length: n }, () => Array(m).fill(fill));
+
+export const sizes = (state) => ({ n: state.q.length, dk: state.q[0].length, dv: state.v[0].length });
+
+function base(q, k, v, preset) {
+  const n = q.length;
+  return {
+    q: copy(q), k: copy(k), v: copy(v),
+    causal: false,
+    padding: Array(n).fill(false),
+    hidden: grid(n, n, false),
+    pitfall: 'none',
+    preset,
+    seed: null,
+    axes: [0, 1],
+  };
+}
+
+// Small, fast, seedable: the same seed gives the same matrices on every machine.
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export const PRESETS = {
+  'worked': { label: 'Worked example', make: () => base(WORKED_EXAMPLE.q, WORKED_EXAMPLE.k, WORKED_EXAMPLE.v, 'worked') },
+  'exercise': { label: 'Exercise: new V', make: () => base(WORKED_EXAMPLE.q, WORKED_EXAMPLE.k, EXERCISE_V, 'exercise') },
+  'one-hot': {
+    label: 'One-hot: each query matches one key',
+    // Query i points along key i, 8 times longer than the others' overlap: its softmax is
+    // nearly one-hot.
+    make: () => base([[8, 0], [0, 8], [-8, 0]], WORKED_EXAMPLE.k, WORKED_EXAMPLE.v, 'one-hot'),
+  },
+  'random': {
+    label: 'Random (seeded)',
+    make: (seed = 1, { n = 3, dk = 2, dv = 2 } = {}) => {
+      const rand = mulberry32(seed);
+      const matrix = (r, c) => Array.from({ length: r }, () => Array.from({ length: c }, () => Math.round((rand() * 4 - 2) * 10) / 10));
+      return { ...base(matrix(n, dk), matrix(n, dk), matrix(n, dv), 'random'), seed };
+    },
+  },
+};
+
+export const defaultState = () => PRESETS.worked.make();
+
+function resizeMatrix(rows, n, cols) {
+  return Array.from({ length: n }, (_, i) => Array.from({ length: cols }, (_, j) => rows[i]?.[j] ?? 0));
+}
+
+/** The state with n tokens and d_k, d_v columns; existing numbers stay, new ones are 0. */
+export function resize(state, { n, dk, dv }) {
+  return {
+    ...state,
+    q: resizeMatrix(state.q, n, dk),
+    k: resizeMatrix(state.k, n, dk),
+    v: resizeMatrix(state.v, n, dv),
+    padding: Array.from({ length: n }, (_, j) => state.padding[j] ?? false),
+    hidden: Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => state.hidden[i]?.[j] ?? false)),
+    axes: state.axes.map((a) => Math.min(a, dv - 1)),
+    preset: 'custom',
+  };
+}
+
+/** Why key j is hidden from query i: 'causal', 'padding', 'custom', or null (visible). */
+export function maskReason(state, i, j) {
+  if (state.causal && j > i) return 'causal';
+  if (state.padding[j]) return 'padding';
+  if (state.hidden[i][j]) return 'custom';
+  return null;
+}
+
+/** The mask as the core takes it: 'none', 'causal', or an n×n grid (true = hidden). */
+export function coreMask(state) {
+  const n = state.q.length;
+  const any = state.padding.some(Boolean) || state.hidden.some((row) => row.some(Boolean));
+  if (!any) return state.causal ? 'causal' : 'none';
+  return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => maskReason(state, i, j) !== null));
+}
+
+// --- the URL hash -------------------------------------------------------------------------
+// #q=1,1;0,1;-1,0&k=…&v=…&causal=1&pad=2&hide=1-3&pitfall=no-scale&preset=random&seed=7&axes=1,2
+// Readable, and short enough to share. Indices in it are 1-based, as on the page.
+
+const matrixText = (rows) => rows.map((row) => row.join(',')).join(';');
+
+export function toHash(state) {
+  const p = new URLSearchParams();
+  p.set('q', matrixText(state.q));
+  p.set('k', matrixText(state.k));
+  p.set('v', matrixText(state.v));
+  if (state.causal) p.set('causal', '1');
+  const pad = state.padding.flatMap((x, j) => (x ? [j + 1] : []));
+  if (pad.length) p.set('pad', pad.join(','));
+  const hide = state.hidden.flatMap((row, i) => row.flatMap((x, j) => (x ? [`${i + 1}-${j + 1}`] : [])));
+  if (hide.length) p.set('hide', hide.join(','));
+  if (state.pitfall !== 'none') p.set('pitfall', state.pitfall);
+  if (state.preset !== 'custom') p.set('preset', state.preset);
+  if (state.seed !== null) p.set('seed', String(state.seed));
+  if (state.axes[0] !== 0 || state.axes[1] !== 1) p.set('axes', state.axes.map((a) => a + 1).join(','));
+  // Keep the separators readable: URLSearchParams would escape ',' and ';'.
+  return p.toString().replace(/%2C/gi, ',').replace(/%3B/gi, ';');
+}
+
+const MAX_HASH = 4000; // far above any 8×8 state; longer text is refused unread
+
+/**
+ * The state a hash describes → { state } or { error } (the caller keeps its own state and
+ * says why). An empty hash gives { state: null }.
+ */
+export function fromHash(hash) {
+  const text = String(hash ?? '').replace(/^#/, '');
+  if (text === '') return { state: null };
+  if (text.length > MAX_HASH) return { error: `the link is ${text.length} characters long, more than the ${MAX_HASH} a calculator state needs` };
+  let p;
+  try {
+    p = new URLSearchParams(text);
+  } catch {
+    return { error: 'the link could not be read' };
+  }
+  const read = (key) => {
+    if (!p.has(key)) throw new Error(`it has no ${key.toUpperCase()} matrix`);
+    const parsed = parseMatrixText(p.get(key));
+    if (!parsed.ok) throw new Error(`${key.toUpperCase()}: ${parsed.message}`);
+    return parsed.rows;
+  };
+  try {
+    const q = read('q'), k = read('k'), v = read('v');
+    const n = q.length;
+    if (n > MAX_TOKENS) throw new Error(`Q has ${n} rows; the calculator shows at most ${MAX_TOKENS} tokens`);
+    if (k.length !== n || v.length !== n) throw new Error(`Q, K and V must have the same number of rows (${n}, ${k.length}, ${v.length})`);
+    if (k[0].length !== q[0].length) throw new Error(`K has ${k[0].length} columns but Q has ${q[0].length}`);
+    if (q[0].length > MAX_DIM || v[0].length > MAX_DIM) throw new Error(`d_k and d_v can be at most ${MAX_DIM}`);
+    const state = base(q, k, v, 'custom');
+    state.causal = p.get('causal') === '1';
+    const index = (s, what) => {
+      const i = Number(s);
+      if (!Number.isInteger(i) || i < 1 || i > n) throw new Error(`${what} ${JSON.stringify(s)} is not a token from 1 to ${n}`);
+      return i - 1;
+    };
+    for (const s of (p.get('pad') ?? '').split(',').filter(Boolean)) state.padding[index(s, 'padded token')] = true;
+    for (const pair of (p.get('hide') ?? '').split(',').filter(Boolean)) {
+      const [i, j, extra] = pair.split('-');
+      if (j === undefined || extra !== undefined) throw new Error(`hidden pair ${JSON.stringify(pair)} is not query-key`);
+      state.hidden[index(i, 'query')][index(j, 'key')] = true;
+    }
+    const pitfall = p.get('pitfall') ?? 'none';
+    if (!Object.hasOwn(PITFALLS, pitfall)) throw new Error(`unknown mode ${JSON.stringify(pitfall)}`);
+    state.pitfall = pitfall;
+    const preset = p.get('preset');
+    if (preset !== null && Object.hasOwn(PRESETS, preset)) state.preset = preset;
+    if (p.has('seed')) {
+      const seed = Number(p.get('seed'));
+      if (!Number.isSafeInteger(seed) || seed < 0) throw new Error('the seed is not a whole number');
+      state.seed = seed;
+    }
+    if (p.has('axes')) {
+      const axes = p.get('axes').split(',').map(Number);
+      const dv = v[0].length;
+      if (axes.length !== 2 || !axes.every((a) => Number.isInteger(a) && a >= 1 && a <= dv)) {
+        throw new Error(`the plot axes must be two coordinates from 1 to ${dv}`);
+      }
+      state.axes = axes.map((a) => a - 1);
+    }
+    return { state };
+  } catch (error) {
+    return { error: `the link's state could not be read: ${error.message}` };
+  }
+}

@@ -1,0 +1,124 @@
+// The lesson's steps as labelled matrices: scores, scaled, masked, exp, row sums, weights (with
+// a heatmap), output. Each computed cell is focusable and named "Scores row i column j" etc.;
+// focusing, hovering or tapping it asks for its explanation.
+import { h, sub } from './dom.js';
+import { format } from './format.js';
+import { heatmapSvg } from './heatmap.js';
+import { tex } from './tex.js';
+
+const SCALE_TEX = {
+  'none': '\\dfrac{QK^\\top}{\\sqrt{d_k}}',
+  'mask-after-softmax': '\\dfrac{QK^\\top}{\\sqrt{d_k}}',
+  'scale-dk': '\\dfrac{QK^\\top}{d_k}',
+  'no-scale': 'QK^\\top',
+};
+
+// key, accessible name of the cells, caption (TeX or a function of the mode), plain note.
+export const STEPS = [
+  { key: 'scores', name: 'Scores', tex: () => 'QK^\\top', note: 'scores: each query against each key', rows: 'q', cols: 'k', get: (r) => r.scores },
+  { key: 'scaled', name: 'Scaled', tex: (mode) => SCALE_TEX[mode], note: 'scaled', rows: 'q', cols: 'k', get: (r) => r.scaledBeforeMask },
+  { key: 'masked', name: 'Masked', tex: () => '\\text{masked}', note: 'hidden keys become −∞', rows: 'q', cols: 'k', get: (r) => r.scaled },
+  { key: 'exp', name: 'Exp', tex: () => 'e^{\\,x - \\max_j x}', note: 'exp, row max subtracted', rows: 'q', cols: 'k', get: (r) => r.exp },
+  { key: 'rowSum', name: 'Row sum', tex: () => '\\textstyle\\sum_j', note: 'row sums', rows: 'q', cols: null, get: (r) => r.rowSum.map((s) => [s]) },
+  { key: 'weights', name: 'Weights', tex: () => 'A', note: 'weights = exp / row sum', rows: 'q', cols: 'k', get: (r) => r.weights },
+  { key: 'output', name: 'Output', tex: () => 'Z = AV', note: 'output: weighted values', rows: 'z', cols: '', get: (r) => r.output },
+];
+
+export class StepsView {
+  /**
+   * @param {(step: string, i: number, j: number) => void} onExplain
+   * @param {(svg: SVGElement) => void} onSaveHeatmap
+   */
+  constructor({ onExplain, onSaveHeatmap }) {
+    this.onExplain = onExplain;
+    this.tables = new Map();
+    this.captions = new Map();
+    this.heatmapBox = h('div', { class: 'heatmap-box' });
+    this.saveButton = h('button', { type: 'button', class: 'small', text: 'Save heatmap as SVG', on: { click: () => onSaveHeatmap(this.heatmapBox.querySelector('svg')) } });
+    this.element = h('div', { class: 'steps' });
+    STEPS.forEach((step, index) => {
+      const caption = h('span', { class: 'step-tex' });
+      const table = h('table', { class: 'grid computed', dataset: { step: step.key } });
+      this.tables.set(step.key, table);
+      this.captions.set(step.key, caption);
+      const figure = h('figure', { class: `matrix step step-${step.key}` },
+        h('figcaption', {}, h('span', { class: 'step-number', text: `${index + 1}` }), caption, h('span', { class: 'step-note', text: step.note })),
+        table);
+      if (step.key === 'weights') figure.append(this.heatmapBox, this.saveButton);
+      this.element.append(figure);
+    });
+    this.mode = null;
+    this.element.addEventListener('focusin', (e) => this.#explainFrom(e.target));
+    this.element.addEventListener('mouseover', (e) => this.#explainFrom(e.target));
+    this.element.addEventListener('click', (e) => this.#explainFrom(e.target, true));
+    this.element.addEventListener('keydown', (e) => this.#onKeyDown(e));
+  }
+
+  update(result, state) {
+    if (this.mode !== state.pitfall) {
+      this.mode = state.pitfall;
+      for (const step of STEPS) this.captions.get(step.key).replaceChildren(tex(step.tex(state.pitfall)));
+    }
+    for (const step of STEPS) {
+      const values = step.get(result);
+      const table = this.tables.get(step.key);
+      const rows = values.length, cols = values[0].length;
+      if (table.rows.length !== rows + 1 || table.rows[0].cells.length !== cols + 1) this.#build(table, step, rows, cols);
+      values.forEach((row, i) =>
+        row.forEach((x, j) => {
+          const cell = table.rows[i + 1].cells[j + 1];
+          cell.firstChild.textContent = format(x);
+          cell.classList.toggle('masked', x === -Infinity || (step.key !== 'rowSum' && step.key !== 'output' && result.hidden[i][j]));
+          cell.classList.toggle('fully-masked', result.fullyMasked[i]);
+        }),
+      );
+    }
+    this.heatmapBox.replaceChildren(heatmapSvg(result.weights, result.hidden));
+  }
+
+  #build(table, step, rows, cols) {
+    const header = h('tr', {}, h('td', { class: 'corner' }));
+    for (let j = 0; j < cols; j++) {
+      const label = step.cols === null ? 'Σ' : step.cols === '' ? `${j + 1}` : `${step.cols}${sub(j + 1)}`;
+      header.append(h('th', { scope: 'col', text: label }));
+    }
+    const body = [header];
+    for (let i = 0; i < rows; i++) {
+      const tr = h('tr', {}, h('th', { scope: 'row', text: `${step.rows}${sub(i + 1)}` }));
+      for (let j = 0; j < cols; j++) {
+        const name = step.key === 'rowSum' ? `Row sum row ${i + 1}` : `${step.name} row ${i + 1} column ${j + 1}`;
+        const value = h('span', { id: `${table.dataset.step}-${i}-${j}-${Math.random().toString(36).slice(2, 7)}` });
+        tr.append(h('td', {
+          tabindex: i === 0 && j === 0 ? '0' : '-1',
+          'aria-label': name,
+          'aria-describedby': value.id,
+          dataset: { step: step.key, i, j },
+        }, value));
+      }
+      body.push(tr);
+    }
+    table.replaceChildren(...body);
+  }
+
+  #explainFrom(target, tapped = false) {
+    const cell = target.closest?.('td[data-step]');
+    if (!cell) return;
+    if (tapped && document.activeElement !== cell) cell.focus({ preventScroll: true });
+    this.onExplain(cell.dataset.step, Number(cell.dataset.i), Number(cell.dataset.j));
+  }
+
+  // Arrow keys move between the cells of one step; each step is a single Tab stop.
+  #onKeyDown(e) {
+    const cell = e.target.closest?.('td[data-step]');
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (!cell || !moves[e.key]) return;
+    const table = cell.closest('table');
+    const i = Number(cell.dataset.i) + moves[e.key][0], j = Number(cell.dataset.j) + moves[e.key][1];
+    const next = table.querySelector(`td[data-i="${i}"][data-j="${j}"]`);
+    if (!next) return;
+    e.preventDefault();
+    cell.tabIndex = -1;
+    next.tabIndex = 0;
+    next.focus();
+  }
+}
