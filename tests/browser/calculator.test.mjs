@@ -2,14 +2,13 @@
 // Content-Security-Policy header (script-src 'self' 'wasm-unsafe-eval', no inline anything).
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { afterEach, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { startServer } from '../../tools/serve.mjs';
 import { readFixture, referenceAttention } from '../js/helpers.mjs';
-import { launchChromium, openPage } from './chromium.mjs';
+import { openPage } from './chromium.mjs';
+import { servedWeb } from './served.mjs';
 
-const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
 const ARTIFACTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
 const spec = readFixture('worked-example.json');
 
@@ -21,18 +20,11 @@ const shown = (x) => {
 };
 
 describe('the calculator page', () => {
-  let browser, server, url, page, problems, context;
-  before(async () => {
-    ({ server, url } = await startServer({ root: WEB }));
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    server?.close();
-  });
+  const env = servedWeb();
+  let page, problems, context;
   beforeEach(async () => {
-    ({ page, problems, context } = await openPage(browser));
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+    ({ page, problems, context } = await openPage(env.browser));
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.url });
   });
   afterEach(async () => {
     // Every test ends with no console error and no uncaught exception.
@@ -41,7 +33,7 @@ describe('the calculator page', () => {
   });
 
   const open = async (hash = '') => {
-    await page.goto(url + hash);
+    await page.goto(env.url + hash);
     await page.waitForSelector('body[data-ready]');
     assert.equal(await page.getAttribute('body', 'data-ready'), 'simd');
   };
@@ -163,7 +155,7 @@ describe('the calculator page', () => {
     const hash = await page.evaluate(() => location.hash);
     const weights = await matrixShown('Weights', 3, 3);
     const page2 = await context.newPage();
-    await page2.goto(url + hash);
+    await page2.goto(env.url + hash);
     await page2.waitForSelector('body[data-ready]');
     assert.equal(await page2.getByLabel('K row 2 column 1', { exact: true }).inputValue(), '0.5');
     assert.equal(await page2.getByLabel('Causal mask').isChecked(), true);

@@ -1,25 +1,15 @@
 // Loading the core in real headless Chromium: the SIMD probe, the scalar fallback, a missing
 // .wasm, and the JS module against the PyTorch fixtures.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
 
-import { startServer } from '../../tools/serve.mjs';
 import { compareRows, maskFromFixture, readFixture } from '../js/helpers.mjs';
-import { launchChromium, openPage } from './chromium.mjs';
+import { openPage } from './chromium.mjs';
+import { servedWeb } from './served.mjs';
 
-const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
 
 describe('the core in Chromium', () => {
-  let browser, server, url;
-  before(async () => {
-    ({ server, url } = await startServer({ root: WEB }));
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    server?.close();
-  });
+  const env = servedWeb();
 
   const cell = (page, name) => page.getByLabel(name, { exact: true }).textContent();
 
@@ -32,8 +22,8 @@ describe('the core in Chromium', () => {
         return b.includes(253) ? false : validate(bytes); // 0xfd prefixes every SIMD opcode
       };
     };
-    const { page, problems, context } = await openPage(browser, { initScript });
-    await page.goto(url);
+    const { page, problems, context } = await openPage(env.browser, { initScript });
+    await page.goto(env.url);
     await page.waitForSelector('body[data-ready]');
     assert.equal(await page.getAttribute('body', 'data-ready'), 'scalar');
     assert.equal(await page.evaluate(async () => (await import('./attention.js').then((m) => m.loadAttention())).arch), 'scalar');
@@ -44,11 +34,11 @@ describe('the core in Chromium', () => {
   });
 
   it('says so in place when the .wasm cannot be loaded', async () => {
-    const { page, context } = await openPage(browser);
+    const { page, context } = await openPage(env.browser);
     await page.route('**/*.wasm', (route) => route.fulfill({ status: 404, body: 'missing' }));
     const uncaught = [];
     page.on('pageerror', (e) => uncaught.push(e.message));
-    await page.goto(url);
+    await page.goto(env.url);
     await page.waitForSelector('body[data-ready]');
     assert.equal(await page.getAttribute('body', 'data-ready'), 'error');
     assert.match(await page.textContent('[role=alert]'), /could not start: attention-calc: could not load .*attention-simd\.wasm: HTTP 404/);
@@ -57,8 +47,8 @@ describe('the core in Chromium', () => {
   });
 
   it('runs the JS module in the browser: the PyTorch fixtures and a thrown Error', async () => {
-    const { page, problems, context } = await openPage(browser);
-    await page.goto(url);
+    const { page, problems, context } = await openPage(env.browser);
+    await page.goto(env.url);
     await page.waitForSelector('body[data-ready]');
     const doc = readFixture('attention.json');
     const inputs = doc.cases.map((c) => ({
