@@ -17,10 +17,14 @@ export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 if [[ $what == all || $what == wasm || $what == web ]]; then
   src=node_modules/katex/dist
   dst=web/vendor/katex
-  if [[ ! -f $dst/katex.mjs || $src/katex.mjs -nt $dst/katex.mjs ]]; then
+  if [[ ! -f $dst/katex-fonts.css || $src/katex.mjs -nt $dst/katex.mjs ]]; then
     mkdir -p "$dst/fonts"
     cp "$src/katex.mjs" "$src/katex.min.css" "$dst/"
     cp "$src"/fonts/*.woff2 "$dst/fonts/"
+    # The @font-face rules alone, for the document: fonts declared in a shadow root never load.
+    node -e 'const fs = require("fs"); const css = fs.readFileSync(process.argv[1], "utf8");
+      fs.writeFileSync(process.argv[2], (css.match(/@font-face\{[^}]*\}/g) || []).join("\n") + "\n");' \
+      "$dst/katex.min.css" "$dst/katex-fonts.css"
   fi
 fi
 

@@ -1,10 +1,9 @@
-// The calculator page: load the core, restore the state from the URL hash, keep the hash in
-// step with every change.
+// The calculator page: one <attention-calc> whose state lives in the URL hash.
 import { loadAttention } from './attention.js';
-import { Calculator } from './calc/calculator.js';
-import { defaultState, fromHash, toHash } from './calc/state.js';
+import './attention-calc.js';
+import { defaultState, fromHash } from './calc/state.js';
 
-const app = document.getElementById('app');
+const calc = document.getElementById('calculator');
 const notice = document.getElementById('notice');
 
 function say(message) {
@@ -12,41 +11,31 @@ function say(message) {
   notice.hidden = !message;
 }
 
-function stateFromLocation() {
+// A link's state, or the worked example (and a note) when the hash cannot be read.
+function applyHash() {
   const { state, error } = fromHash(location.hash);
   if (error) say(`The link’s state could not be used (${error.replace(/^the link's state could not be read: /, '')}), so the page shows the worked example instead.`);
-  return state ?? defaultState();
+  if (state || error) calc.state = state ?? defaultState();
 }
 
-async function main() {
-  let attn;
-  try {
-    attn = await loadAttention();
-  } catch (error) {
-    app.replaceChildren();
-    say(`The attention core could not start: ${error.message}`);
-    notice.setAttribute('role', 'alert');
-    document.body.dataset.ready = 'error';
-    return;
-  }
-  const calculator = new Calculator({
-    attn,
-    state: stateFromLocation(),
-    link: () => location.href,
-    onChange: (state) => {
-      const hash = `#${toHash(state)}`;
-      if (location.hash !== hash) history.replaceState(null, '', hash);
-    },
-  });
-  app.replaceChildren(calculator.element);
-  // A link pasted into the address bar, or Back/Forward between states.
-  window.addEventListener('hashchange', () => {
-    say('');
-    calculator.setState(stateFromLocation());
-  });
-  document.getElementById('build').textContent = `${attn.simd ? 'WebAssembly SIMD' : 'scalar WebAssembly'} build`;
-  document.body.dataset.ready = attn.simd ? 'simd' : 'scalar';
+calc.linkTarget = new URL(location.pathname, location.href).href;
+applyHash();
+calc.addEventListener('attention-change', () => {
+  const hash = `#${calc.hash}`;
+  if (location.hash !== hash) history.replaceState(null, '', hash);
+});
+// A link pasted into the address bar, or Back/Forward between states.
+window.addEventListener('hashchange', () => {
+  say('');
+  applyHash();
+});
+
+await calc.ready;
+if (calc.result) {
+  const { simd } = await loadAttention();
+  document.getElementById('build').textContent = `${simd ? 'WebAssembly SIMD' : 'scalar WebAssembly'} build`;
+  document.body.dataset.ready = simd ? 'simd' : 'scalar';
   performance.mark('attention-calc interactive');
+} else {
+  document.body.dataset.ready = 'error';
 }
-
-main();

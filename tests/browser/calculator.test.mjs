@@ -38,6 +38,12 @@ describe('the calculator page', () => {
     assert.equal(await page.getAttribute('body', 'data-ready'), 'simd');
   };
   const cell = (name) => page.getByLabel(name, { exact: true });
+  // The focused element, inside the calculator's shadow root.
+  const focusedLabel = () => page.evaluate(() => {
+    let el = document.activeElement;
+    while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+    return el?.getAttribute('aria-label');
+  });
   const text = (name) => cell(name).textContent();
   const matrixShown = async (name, rows, cols) => {
     const out = [];
@@ -136,13 +142,13 @@ describe('the calculator page', () => {
     assert.match(await page.locator('.cell-message').first().textContent(), /Q row 1 column 1: “abc” is not a number/);
     assert.match(await page.getByRole('status').filter({ hasText: 'last valid result' }).textContent(), /Showing the last valid result/);
     assert.deepEqual(await matrixShown('Weights', 3, 3), weights);
-    assert.ok(await page.locator('.results.stale').count());
+    assert.ok(await page.locator('.calc.stale').count());
     assert.doesNotMatch(await page.locator('main').textContent(), /NaN/);
     // Too large for float32 is refused the same way; a valid number brings everything back.
     await cell('Q row 1 column 1').fill('1e39');
     assert.match(await page.locator('.cell-message').first().textContent(), /too large/);
     await cell('Q row 1 column 1').fill('0');
-    assert.equal(await page.locator('.results.stale').count(), 0);
+    assert.equal(await page.locator('.calc.stale').count(), 0);
     assert.equal(await text('Scores row 1 column 1'), '0.000');
   });
 
@@ -197,9 +203,9 @@ describe('the calculator page', () => {
     // Tab from the top of the page to the first cell of Q.
     for (let presses = 0; presses < 40; presses++) {
       await page.keyboard.press('Tab');
-      if (await page.evaluate(() => document.activeElement?.getAttribute('aria-label')) === 'Q row 1 column 1') break;
+      if (await focusedLabel() === 'Q row 1 column 1') break;
     }
-    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Q row 1 column 1');
+    assert.equal(await focusedLabel(), 'Q row 1 column 1');
     await page.keyboard.type('2'); // the focused cell's text is selected, so typing replaces it
     await page.keyboard.press('ArrowRight');
     await page.keyboard.type('0');
@@ -219,7 +225,7 @@ describe('the calculator page', () => {
     assert.equal(await text('Masked row 1 column 2'), '−∞');
     await cell('Weights row 1 column 1').focus();
     await page.keyboard.press('ArrowRight');
-    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Weights row 1 column 2');
+    assert.equal(await focusedLabel(), 'Weights row 1 column 2');
     assert.match(await page.getByRole('complementary', { name: 'Explanation' }).textContent(), /A₁₂/);
   });
 

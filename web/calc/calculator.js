@@ -1,6 +1,6 @@
 // The calculator: inputs, masks and mode in; every step, the heatmap, the hull plot, the checks
 // and the explanations out. It owns no math: each number comes from the core (attn).
-// It renders into any container (a page, or a shadow root for the <attention-calc> element).
+// It renders into any container: the page, or the shadow root of <attention-calc>.
 import { ChecksView } from './checks.js';
 import { h } from './dom.js';
 import { explain } from './explain.js';
@@ -8,11 +8,14 @@ import { copyText, latexSnippet, pytorchSnippet, saveSvg } from './export.js';
 import { MatrixGrid } from './grid.js';
 import { MaskControls } from './masks.js';
 import { HullPlot } from './plot.js';
-import { coreMask, MAX_DIM, MAX_TOKENS, maskReason, PITFALLS, PRESETS, resize, sizes } from './state.js';
+import { coreMask, coreScale, MAX_DIM, MAX_TOKENS, maskReason, PITFALLS, PRESETS, resize, sizes } from './state.js';
 import { StepsView } from './steps.js';
 import { tex } from './tex.js';
 
 const HINT = 'Focus, hover or tap any computed number to see where it comes from.';
+
+/** Every panel, in page order. The `panels` option picks a subset. */
+export const PANELS = ['formula', 'controls', 'inputs', 'masks', 'steps', 'weights', 'explain', 'plot', 'checks', 'share'];
 
 export class Calculator {
   /**
@@ -23,16 +26,19 @@ export class Calculator {
    * @param {(message: string) => void} [o.onError]        when the input cannot be computed
    * @param {() => string} [o.link]                         the shareable URL of the current state
    * @param {boolean} [o.readonly]                          show the inputs without letting them change
+   * @param {number} [o.precision]                          decimals shown (0 to 8)
+   * @param {string[]} [o.panels]                           which panels show (PANELS)
    */
-  constructor({ attn, state, onChange = () => {}, onError = () => {}, link = () => location.href, readonly = false }) {
+  constructor({ attn, state, onChange = () => {}, onError = () => {}, link = () => location.href, readonly = false, precision = 3, panels = PANELS }) {
     this.attn = attn;
-    this.readonly = readonly;
     this.state = state;
     this.onChange = onChange;
     this.onError = onError;
     this.link = link;
-    this.result = null;   // the last result computed from a valid state
-    this.error = '';      // why the current input cannot be computed, or ''
+    this.options = { readonly, precision, panels };
+    this.result = null;    // the last result computed from a valid state
+    this.error = '';       // why the current input cannot be computed, or ''
+    this.problem = '';     // a problem reported from outside (an attribute), until the next state
     this.explained = null; // { step, i, j } of the cell being explained
     this.inputStart = null;
     this.#build();
@@ -43,8 +49,21 @@ export class Calculator {
   /** Replaces the state (from a preset, a link, an attribute) and updates everything. */
   setState(state) {
     this.state = state;
+    this.problem = '';
     for (const grid of this.grids) grid.invalid.clear();
     this.#compute();
+    this.#render();
+  }
+
+  /** Shows a problem found outside (a bad attribute); the last good result stays, dimmed. */
+  report(message) {
+    this.problem = message;
+    this.#render();
+  }
+
+  /** Changes how the calculator shows things: { readonly, precision, panels }. */
+  configure(options) {
+    Object.assign(this.options, options);
     this.#render();
   }
 
@@ -79,8 +98,8 @@ export class Calculator {
     this.seedBox = h('span', { class: 'seed-box' }, 'seed ', this.seedInput,
       h('button', { type: 'button', class: 'small', text: 'New seed', on: { click: () => this.#preset('random', (this.state.seed ?? 0) + 1) } }));
 
-    this.modeSelect = h('select', { 'aria-label': 'Mode', on: { change: () => this.#edit('mode', (s) => { s.pitfall = this.modeSelect.value; }) } },
-      Object.entries(PITFALLS).map(([key, p]) => h('option', { value: key, text: p.label })));
+    this.modeOptions = Object.entries(PITFALLS).map(([key, p]) => h('option', { value: key, text: p.label }));
+    this.modeSelect = h('select', { 'aria-label': 'Mode', on: { change: () => this.#edit('mode', (s) => { s.pitfall = this.modeSelect.value; }) } }, this.modeOptions);
     this.modeWarning = h('p', { class: 'pitfall-banner', role: 'note' });
 
     this.masks = new MaskControls({
@@ -88,7 +107,6 @@ export class Calculator {
       onPadding: (j, on) => this.#edit('mask', (s) => { s.padding[j] = on; }),
       onCell: (i, j) => this.#toggleMask(i, j),
     });
-
     this.steps = new StepsView({
       onExplain: (step, i, j) => { this.explained = { step, i, j }; this.#renderExplanation(); },
       onSaveHeatmap: (svg) => saveSvg(svg, 'attention-weights.svg'),
@@ -100,32 +118,34 @@ export class Calculator {
     });
     this.checks = new ChecksView();
 
-    this.status = h('p', { class: 'calc-status', role: 'status' });
-    this.explanation = h('aside', { class: 'explain', 'aria-live': 'polite', 'aria-label': 'Explanation' });
+    this.status = h('p', { class: 'calc-status', role: 'status', part: 'status' });
+    this.explanation = h('aside', { class: 'explain', 'aria-live': 'polite', 'aria-label': 'Explanation', part: 'explain', dataset: { panel: 'explain' } });
     this.exportBox = h('textarea', { class: 'export-text', readOnly: true, rows: 8, 'aria-label': 'Exported text', hidden: true });
     this.shareStatus = h('span', { class: 'share-status', role: 'status' });
     const action = (label, make) => h('button', { type: 'button', text: label, on: { click: () => this.#share(label, make()) } });
 
-    this.results = h('section', { class: 'results', 'aria-label': 'Steps' }, h('h2', { text: 'Step by step' }), this.steps.element);
+    this.results = h('section', { class: 'results', 'aria-label': 'Steps', part: 'steps' }, h('h2', { text: 'Step by step', dataset: { panel: 'steps' } }), this.steps.element);
     this.element = h('div', { class: 'calc' },
-      h('header', { class: 'calc-header' },
+      h('header', { class: 'calc-header', part: 'formula', dataset: { panel: 'formula' } },
         tex('\\operatorname{Attention}(Q,K,V) = \\operatorname{softmax}\\!\\left(\\frac{QK^\\top}{\\sqrt{d_k}}\\right)V', {
           display: true, label: 'Attention of Q, K, V equals softmax of Q K transpose over the square root of d k, times V',
         })),
-      h('section', { class: 'controls', 'aria-label': 'Controls' },
+      h('section', { class: 'controls', 'aria-label': 'Controls', part: 'controls', dataset: { panel: 'controls' } },
         h('div', { class: 'control-row' }, this.sizeControls, h('label', { class: 'mode' }, 'Mode ', this.modeSelect)),
-        h('div', { class: 'control-row presets', role: 'group', 'aria-label': 'Presets' }, this.presetButtons, this.seedBox),
-        this.modeWarning),
-      h('section', { class: 'inputs', 'aria-label': 'Inputs' },
+        h('div', { class: 'control-row presets', role: 'group', 'aria-label': 'Presets' }, this.presetButtons, this.seedBox)),
+      this.modeWarning,
+      h('section', { class: 'inputs', 'aria-label': 'Inputs', part: 'inputs', dataset: { panel: 'inputs' } },
         h('h2', { text: 'Inputs' }),
         h('p', { class: 'hint', text: 'Type numbers, move with the arrow keys, Tab or Enter, or paste a matrix such as 1 1; 0 1; -1 0.' }),
-        h('div', { class: 'matrices' }, gq.element, gk.element, gv.element),
-        this.masks.element),
+        h('div', { class: 'matrices' }, gq.element, gk.element, gv.element)),
+      h('section', { class: 'mask-panel', 'aria-label': 'Masks', part: 'masks', dataset: { panel: 'masks' } }, this.masks.element),
       this.status,
       this.results,
       this.explanation,
-      h('section', { class: 'insight', 'aria-label': 'Plot and checks' }, this.plot.element, this.checks.element),
-      h('section', { class: 'share', 'aria-label': 'Share and export' },
+      h('section', { class: 'insight', 'aria-label': 'Plot and checks' },
+        h('div', { part: 'plot', dataset: { panel: 'plot' } }, this.plot.element),
+        h('div', { class: 'checks-box', part: 'checks', dataset: { panel: 'checks' } }, this.checks.element)),
+      h('section', { class: 'share', 'aria-label': 'Share and export', part: 'share', dataset: { panel: 'share' } },
         h('div', { class: 'control-row' },
           action('Copy link', () => this.link()),
           action('Copy as PyTorch', () => pytorchSnippet(this.state)),
@@ -141,6 +161,7 @@ export class Calculator {
   // Applies `change` to a copy of the state, then recomputes. Changing a number leaves the
   // preset; changing the mask, the mode or the plot axes does not.
   #edit(what, change) {
+    if (this.options.readonly) return;
     const next = structuredClone(this.state);
     change(next);
     if (['Q', 'K', 'V', 'plot'].includes(what)) next.preset = 'custom';
@@ -150,6 +171,7 @@ export class Calculator {
   }
 
   #resize(key, value) {
+    if (this.options.readonly) return;
     this.state = resize(this.state, { ...sizes(this.state), [key]: value });
     for (const grid of this.grids) grid.invalid.clear();
     this.#compute();
@@ -157,6 +179,7 @@ export class Calculator {
   }
 
   #paste(name, rows) {
+    if (this.options.readonly) return;
     const grid = this.grids.find((g) => g.name === name);
     if (rows.length > MAX_TOKENS || rows[0].length > MAX_DIM) {
       grid.notify(`Could not paste into ${name}: the calculator shows at most ${MAX_TOKENS} tokens and ${MAX_DIM} columns; the pasted matrix is ${rows.length}×${rows[0].length}.`);
@@ -165,8 +188,7 @@ export class Calculator {
     const { dk, dv } = sizes(this.state);
     const cols = { Q: dk, K: dk, V: dv }[name];
     // Rows set the number of tokens for all three; columns set d_k (Q, K) or d_v (V).
-    let next = resize(this.state, { n: rows.length, dk: name === 'V' ? dk : rows[0].length, dv: name === 'V' ? rows[0].length : dv });
-    next = structuredClone(next);
+    const next = structuredClone(resize(this.state, { n: rows.length, dk: name === 'V' ? dk : rows[0].length, dv: name === 'V' ? rows[0].length : dv }));
     next[name.toLowerCase()] = rows.map((r) => [...r]);
     if (name !== 'V' && cols !== rows[0].length) {
       grid.notify(`${name} now has ${rows[0].length} columns, so ${name === 'Q' ? 'K' : 'Q'} was resized to match (d_k = ${rows[0].length}).`);
@@ -177,6 +199,7 @@ export class Calculator {
   }
 
   #preset(key, seed) {
+    if (this.options.readonly) return;
     const make = PRESETS[key].make;
     this.setState(key === 'random' ? make(seed ?? (this.state.seed ?? 0) + 1, sizes(this.state)) : make());
   }
@@ -213,13 +236,12 @@ export class Calculator {
 
   #compute() {
     const s = this.state;
-    const { dk, dv } = sizes(s);
+    const { dv } = sizes(s);
     try {
       const result = this.attn.attention({
         q: s.q, k: s.k, v: s.v,
         mask: coreMask(s),
-        // The pitfall modes pass the wrong scale on purpose.
-        scale: { 'scale-dk': 1 / dk, 'no-scale': 1 }[s.pitfall],
+        scale: coreScale(s), // the pitfall modes pass a wrong scale on purpose
         maskAfterSoftmax: s.pitfall === 'mask-after-softmax',
       });
       if (dv !== 2) {
@@ -235,44 +257,61 @@ export class Calculator {
     }
   }
 
+  #shows(panel) {
+    const { panels } = this.options;
+    return panels.includes(panel) || (panel === 'weights' && panels.includes('steps'));
+  }
+
   #render() {
     const s = this.state;
-    const { readonly } = this;
+    const { readonly, precision } = this.options;
     const { n, dk, dv } = sizes(s);
-    for (const select of this.sizeControls.querySelectorAll('select')) select.value = String({ n, dk, dv }[select.dataset.size]);
+    for (const el of this.element.querySelectorAll('[data-panel]')) el.hidden = !this.#shows(el.dataset.panel);
+    this.results.hidden = !this.#shows('steps') && !this.#shows('weights');
+    this.element.classList.toggle('readonly', readonly);
+
+    for (const select of this.sizeControls.querySelectorAll('select')) {
+      select.value = String({ n, dk, dv }[select.dataset.size]);
+      select.disabled = readonly;
+    }
     this.grids[0].update(s.q, { readonly });
     this.grids[1].update(s.k, { readonly });
     this.grids[2].update(s.v, { readonly });
     this.masks.update(s, { readonly });
+    for (const option of this.modeOptions) option.hidden = option.value === 'custom-scale' && s.pitfall !== 'custom-scale';
     this.modeSelect.value = s.pitfall;
-    this.element.classList.toggle('pitfall', PITFALLS[s.pitfall].wrong);
-    this.modeWarning.hidden = !PITFALLS[s.pitfall].wrong;
-    this.modeWarning.textContent = PITFALLS[s.pitfall].wrong ? `⚠ ${PITFALLS[s.pitfall].label}. This is wrong on purpose, to show what the lesson warns about.` : '';
-    for (const button of this.presetButtons) button.setAttribute('aria-pressed', String(button.dataset.preset === s.preset));
-    this.seedBox.hidden = s.preset !== 'random';
+    this.modeSelect.disabled = readonly;
+    const pitfall = PITFALLS[s.pitfall];
+    this.element.classList.toggle('pitfall', pitfall.wrong);
+    this.modeWarning.hidden = !pitfall.wrong;
+    const label = s.pitfall === 'custom-scale' ? `Custom scale ${s.scale} instead of 1/√d_k` : pitfall.label;
+    this.modeWarning.textContent = pitfall.wrong ? `⚠ ${label}. This is wrong on purpose, to show what the lesson warns about.` : '';
+    for (const button of this.presetButtons) {
+      button.setAttribute('aria-pressed', String(button.dataset.preset === s.preset));
+      button.disabled = readonly;
+    }
+    this.seedBox.hidden = s.preset !== 'random' || readonly;
     this.seedInput.value = String(s.seed ?? 0);
 
     const inputError = this.grids.map((g) => g.error).find(Boolean) ?? '';
-    const problem = inputError || this.error;
+    const problem = inputError || this.error || this.problem;
     const stale = Boolean(problem);
-    this.results.classList.toggle('stale', stale);
     this.element.classList.toggle('stale', stale);
     this.status.classList.toggle('error', stale);
-    this.status.textContent = stale
-      ? `${problem}. ${this.result ? 'Showing the last valid result, dimmed, until this is fixed.' : ''}`.replace('.. ', '. ')
-      : '';
-    if (stale) this.onError(problem);
-    if (!this.result) return;
-    if (!stale) {
-      this.steps.update(this.result, s);
-      this.plot.update(s, this.result, this.result.plotHull);
-      this.checks.update(s, this.result);
-      this.#renderExplanation();
-      this.onChange(s, this.result);
-      if (this.inputStart !== null) {
-        performance.measure('attention-calc update', { start: this.inputStart, end: performance.now() });
-        this.inputStart = null;
-      }
+    this.status.textContent = stale ? `${problem.replace(/\.$/, '')}. ${this.result ? 'Showing the last valid result, dimmed, until this is fixed.' : ''}` : '';
+    if (stale && problem !== this.problem) this.onError(problem);
+    if (!this.result || stale) return;
+
+    // Hidden panels are not drawn: a heatmap-only widget does the heatmap's work alone.
+    if (this.#shows('steps') || this.#shows('weights')) this.steps.update(this.result, s, precision, { onlyWeights: !this.#shows('steps') });
+    if (this.#shows('plot')) this.plot.update(s, this.result, this.result.plotHull, precision);
+    this.plot.setReadonly(readonly);
+    if (this.#shows('checks')) this.checks.update(s, this.result, precision);
+    if (this.#shows('explain')) this.#renderExplanation();
+    this.onChange(s, this.result);
+    if (this.inputStart !== null) {
+      performance.measure('attention-calc update', { start: this.inputStart, end: performance.now() });
+      this.inputStart = null;
     }
   }
 
@@ -286,7 +325,7 @@ export class Calculator {
       this.explanation.replaceChildren(h('p', { class: 'hint', text: HINT }));
       return;
     }
-    const { title, lines, related } = explain(this.state, r, e.step, e.i, e.j);
+    const { title, lines, related } = explain(this.state, r, e.step, e.i, e.j, this.options.precision);
     if (related.q !== undefined) this.grids[0].highlightRow(related.q);
     if (related.k !== undefined) this.grids[1].highlightRow(related.k);
     this.explanation.replaceChildren(h('h3', { text: title }), ...lines.map((text) => h('p', { class: 'derivation', text })));

@@ -1,7 +1,7 @@
 // Where each computed number comes from, written out with the actual numbers. All values are
 // the core's; this module only lays them out as text.
 import { sub } from './dom.js';
-import { format, formatInput } from './format.js';
+import { format as formatNumber, formatInput } from './format.js';
 import { maskReason } from './state.js';
 
 const REASONS = {
@@ -11,13 +11,13 @@ const REASONS = {
 };
 
 const factor = (x) => (x < 0 ? `(${formatInput(x)})` : formatInput(x));
-const weightTerm = (w, x) => `${format(w)}·${factor(x)}`;
 
 /**
- * → { title, lines: string[], related: { q?, k?, v? } } for computed cell (i, j) of `step`.
- * `result` is the core's attention() result for `state`.
+ * → { title, lines: string[], related: { q?, k? } } for computed cell (i, j) of `step`.
+ * `result` is the core's attention() result for `state`; numbers get `precision` decimals.
  */
-export function explain(state, result, step, i, j) {
+export function explain(state, result, step, i, j, precision = 3) {
+  const format = (x) => formatNumber(x, precision);
   const I = sub(i + 1), J = sub(j + 1);
   const hiddenBy = (r, c) => maskReason(state, r, c);
   const afterSoftmax = state.pitfall === 'mask-after-softmax';
@@ -36,6 +36,7 @@ export function explain(state, result, step, i, j) {
       const why = {
         'scale-dk': `the pitfall scale 1/d_k = 1/${dk}: too small, the softmax goes flat`,
         'no-scale': 'the pitfall scale 1: no scaling, so with large d_k the softmax saturates',
+        'custom-scale': `a custom scale, not the 1/√d_k = 1/√${dk} that keeps the scores at unit variance`,
       }[state.pitfall] ?? `1/√d_k = 1/√${dk}, which keeps the scores at unit variance`;
       return {
         title: 'Scaled score',
@@ -94,7 +95,7 @@ export function explain(state, result, step, i, j) {
       }
       const row = result.output[i].map((x) => format(x)).join(', ');
       const vectors = result.weights[i].map((w, t) => `${format(w)}·v${sub(t + 1)}`).join(' + ');
-      const coordinate = result.weights[i].map((w, t) => weightTerm(w, state.v[t][j])).join(' + ');
+      const coordinate = result.weights[i].map((w, t) => `${format(w)}·${factor(state.v[t][j])}`).join(' + ');
       return {
         title: `Output of token ${i + 1}`,
         lines: [`z${I} = ${vectors} = (${row})`, `z${I}${J} = ${coordinate} = ${format(result.output[i][j])}`],

@@ -30,7 +30,7 @@ export class HullPlot {
   }
 
   /** hull: indices of the value vectors on the hull (in the plotted coordinates). */
-  update(state, result, hull) {
+  update(state, result, hull, precision = 3) {
     const dv = state.v[0].length;
     const [ax, ay] = dv === 1 ? [0, null] : state.axes;
     const point = (row) => [row[ax], ay === null ? 0 : row[ay]];
@@ -62,7 +62,7 @@ export class HullPlot {
 
     this.layers.outputs.replaceChildren(...outputs.map(([x, y], i) => {
       const inside = result.checks.outputInHull[i];
-      return svg('g', { class: `output-point${inside ? '' : ' outside'}`, role: 'img', 'aria-label': `Output z${sub(i + 1)} at (${format(x)}, ${format(y)})${inside ? '' : ', outside the hull'}` },
+      return svg('g', { class: `output-point${inside ? '' : ' outside'}`, role: 'img', 'aria-label': `Output z${sub(i + 1)} at (${format(x, precision)}, ${format(y, precision)})${inside ? '' : ', outside the hull'}` },
         svg('rect', { x: X(x) - 5, y: Y(y) - 5, width: 10, height: 10, transform: `rotate(45 ${X(x)} ${Y(y)})`, fill: inside ? '#e66100' : '#b00020' }),
         svg('text', { x: X(x) + 9, y: Y(y) + 14, 'font-size': 12, fill: 'currentColor', text: `z${sub(i + 1)}` }));
     }));
@@ -96,6 +96,15 @@ export class HullPlot {
     this.layers.values.replaceChildren(...this.handles);
   }
 
+  /** A read-only plot shows the values but does not let them move. */
+  setReadonly(readonly) {
+    this.readonly = readonly;
+    for (const handle of this.handles) {
+      handle.setAttribute('tabindex', readonly ? '-1' : '0');
+      handle.classList.toggle('fixed', readonly);
+    }
+  }
+
   #updateAxes(dv, axes) {
     this.axes.hidden = dv <= 2;
     if (dv <= 2) return;
@@ -110,6 +119,7 @@ export class HullPlot {
   }
 
   #startDrag(e, j) {
+    if (this.readonly) return;
     e.preventDefault();
     const target = e.currentTarget;
     target.setPointerCapture?.(e.pointerId);
@@ -132,6 +142,7 @@ export class HullPlot {
   }
 
   #nudge(e, j) {
+    if (this.readonly) return;
     const [x, y] = this.values[j];
     const step = e.shiftKey ? 1 : 0.1;
     const d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] }[e.key];

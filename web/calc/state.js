@@ -11,6 +11,8 @@ export const PITFALLS = {
   'mask-after-softmax': { label: 'Pitfall: mask applied after the softmax', wrong: true },
   'scale-dk': { label: 'Pitfall: scale by d_k instead of √d_k', wrong: true },
   'no-scale': { label: 'Pitfall: no scaling', wrong: true },
+  // Set only through the element's scale attribute (or the hash): any other fixed scale.
+  'custom-scale': { label: 'Custom scale instead of 1/√d_k', wrong: true },
 };
 
 const copy = (rows) => rows.map((row) => [...row]);
@@ -26,6 +28,7 @@ function base(q, k, v, preset) {
     padding: Array(n).fill(false),
     hidden: grid(n, n, false),
     pitfall: 'none',
+    scale: null, // the factor used in the 'custom-scale' mode
     preset,
     seed: null,
     axes: [0, 1],
@@ -91,6 +94,12 @@ export function maskReason(state, i, j) {
   return null;
 }
 
+/** The scale the core should use: undefined for the correct 1/√d_k, else a pitfall's factor. */
+export function coreScale(state) {
+  const dk = state.q[0].length;
+  return { 'scale-dk': 1 / dk, 'no-scale': 1, 'custom-scale': state.scale ?? undefined }[state.pitfall];
+}
+
 /** The mask as the core takes it: 'none', 'causal', or an n×n grid (true = hidden). */
 export function coreMask(state) {
   const n = state.q.length;
@@ -116,6 +125,7 @@ export function toHash(state) {
   const hide = state.hidden.flatMap((row, i) => row.flatMap((x, j) => (x ? [`${i + 1}-${j + 1}`] : [])));
   if (hide.length) p.set('hide', hide.join(','));
   if (state.pitfall !== 'none') p.set('pitfall', state.pitfall);
+  if (state.pitfall === 'custom-scale') p.set('scale', String(state.scale));
   if (state.preset !== 'custom') p.set('preset', state.preset);
   if (state.seed !== null) p.set('seed', String(state.seed));
   if (state.axes[0] !== 0 || state.axes[1] !== 1) p.set('axes', state.axes.map((a) => a + 1).join(','));
@@ -168,6 +178,11 @@ export function fromHash(hash) {
     const pitfall = p.get('pitfall') ?? 'none';
     if (!Object.hasOwn(PITFALLS, pitfall)) throw new Error(`unknown mode ${JSON.stringify(pitfall)}`);
     state.pitfall = pitfall;
+    if (pitfall === 'custom-scale') {
+      const scale = Number(p.get('scale'));
+      if (!p.has('scale') || !Number.isFinite(scale) || scale <= 0) throw new Error('a custom scale must be a number greater than 0');
+      state.scale = scale;
+    }
     const preset = p.get('preset');
     if (preset !== null && Object.hasOwn(PRESETS, preset)) state.preset = preset;
     if (p.has('seed')) {

@@ -11,6 +11,7 @@ const SCALE_TEX = {
   'mask-after-softmax': '\\dfrac{QK^\\top}{\\sqrt{d_k}}',
   'scale-dk': '\\dfrac{QK^\\top}{d_k}',
   'no-scale': 'QK^\\top',
+  'custom-scale': 's \\cdot QK^\\top',
 };
 
 // key, accessible name of the cells, caption (TeX or a function of the mode), plain note.
@@ -41,7 +42,8 @@ export class StepsView {
       const table = h('table', { class: 'grid computed', dataset: { step: step.key } });
       this.tables.set(step.key, table);
       this.captions.set(step.key, caption);
-      const figure = h('figure', { class: `matrix step step-${step.key}` },
+      const panel = step.key === 'weights' ? 'weights' : 'steps';
+      const figure = h('figure', { class: `matrix step step-${step.key}`, part: panel === 'weights' ? 'weights' : null, dataset: { panel } },
         h('figcaption', {}, h('span', { class: 'step-number', text: `${index + 1}` }), caption, h('span', { class: 'step-note', text: step.note })),
         table);
       if (step.key === 'weights') figure.append(this.heatmapBox, this.saveButton);
@@ -54,12 +56,14 @@ export class StepsView {
     this.element.addEventListener('keydown', (e) => this.#onKeyDown(e));
   }
 
-  update(result, state) {
+  /** onlyWeights: update the weights alone (the other steps are hidden). */
+  update(result, state, precision = 3, { onlyWeights = false } = {}) {
     if (this.mode !== state.pitfall) {
       this.mode = state.pitfall;
       for (const step of STEPS) this.captions.get(step.key).replaceChildren(tex(step.tex(state.pitfall)));
     }
     for (const step of STEPS) {
+      if (onlyWeights && step.key !== 'weights') continue;
       const values = step.get(result);
       const table = this.tables.get(step.key);
       const rows = values.length, cols = values[0].length;
@@ -67,7 +71,7 @@ export class StepsView {
       values.forEach((row, i) =>
         row.forEach((x, j) => {
           const cell = table.rows[i + 1].cells[j + 1];
-          cell.firstChild.textContent = format(x);
+          cell.firstChild.textContent = format(x, precision);
           cell.classList.toggle('masked', x === -Infinity || (step.key !== 'rowSum' && step.key !== 'output' && result.hidden[i][j]));
           cell.classList.toggle('fully-masked', result.fullyMasked[i]);
         }),
@@ -103,7 +107,7 @@ export class StepsView {
   #explainFrom(target, tapped = false) {
     const cell = target.closest?.('td[data-step]');
     if (!cell) return;
-    if (tapped && document.activeElement !== cell) cell.focus({ preventScroll: true });
+    if (tapped && cell.getRootNode().activeElement !== cell) cell.focus({ preventScroll: true });
     this.onExplain(cell.dataset.step, Number(cell.dataset.i), Number(cell.dataset.j));
   }
 

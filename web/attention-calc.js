@@ -1,0 +1,265 @@
+/**
+ * <attention-calc>: the scaled dot-product attention calculator as one HTML element.
+ *
+ *   <script type="module" src="…/attention-calc.js"></script>
+ *   <attention-calc q="1 1; 0 1; -1 0" mask="causal" panels="weights"></attention-calc>
+ *
+ * It finds its WebAssembly core, stylesheet and KaTeX beside this file, so nothing else is
+ * needed. Every number comes from the C++ core. Several elements on a page share one loaded
+ * core; an element starts its work when it comes within 300 px of the viewport.
+ *
+ * Attributes (each also a property of the same name; changing one updates the element live):
+ *   q, k, v     matrices as text: "1 1; 0 1; -1 0" (rows split by ; or new lines, numbers by
+ *               spaces, tabs or commas) or JSON rows "[[1, 1], [0, 1], [-1, 0]]". At most 8
+ *               tokens (rows) and 8 columns. An absent matrix comes from the lesson's worked
+ *               example. Q, K and V need the same number of rows (self-attention).
+ *   mask        "none" (default), "causal", or an n×n grid of 0 (visible) and 1 (hidden),
+ *               e.g. "0 1 1; 0 0 1; 0 0 0".
+ *   scale       "sqrt" (default, 1/√d_k), or a pitfall: "dk" (1/d_k), "none" (1), or a number.
+ *   panels      which parts show, comma-separated, in any combination of: formula, controls,
+ *               inputs, masks, steps, weights, explain, plot, checks, share. Default: all.
+ *               "weights" alone shows just the weights and their heatmap.
+ *   readonly    present: the learner can look and ask for explanations but not edit.
+ *   precision   decimals shown, 0 to 8 (default 3).
+ *   theme       "auto" (default: follows the system), "light" or "dark".
+ *   Every attribute is at most 2,000 characters; longer text is refused with a message.
+ *
+ * Other properties:
+ *   state       the whole calculator state as a plain object (get a copy, or set one).
+ *   hash        the same state as the text of a link's #hash (get, or set).
+ *   result      the core's last result (see attention.d.ts, SingleHeadResult), or null.
+ *   ready       a Promise that resolves once the core is loaded and the first result shown
+ *               (or the element shows why it could not load).
+ *   linkTarget  the page that "Copy link" points to, with the state in its #hash. Default:
+ *               frame.html beside this file.
+ *
+ * Events:
+ *   @event attention-change  CustomEvent, bubbles and composed, after every update:
+ *                            detail = { inputs: { q, k, v, mask, scale, maskAfterSoftmax },
+ *                            result } with the core's full result.
+ *   @event error             CustomEvent, bubbles and composed, when an attribute, a property
+ *                            or the learner's input cannot be used, or the core cannot load:
+ *                            detail = { message }. The last good result stays on screen.
+ *
+ * Parts (style them with attention-calc::part(name)):
+ *   formula, controls, inputs, masks, steps, weights, explain, plot, checks, share, status.
+ *
+ * CSS custom properties (set them on the element or any ancestor):
+ *   --calc-ink, --calc-paper, --calc-muted, --calc-accent, --calc-cell, --calc-cell-border,
+ *   --calc-focus, --calc-error, --calc-pitfall, --calc-pitfall-ink, --calc-pass: colours;
+ *   --calc-font: the font family; --calc-cell-width: the width of a matrix cell.
+ */
+import { asset } from './assets.js';
+import { loadAttention } from './attention.js';
+import { parsePanels, parsePrecision, stateFromAttributes } from './calc/attributes.js';
+import { Calculator, PANELS } from './calc/calculator.js';
+import { h } from './calc/dom.js';
+import { coreMask, coreScale, defaultState, fromHash, toHash } from './calc/state.js';
+
+const MATRIX_ATTRIBUTES = ['q', 'k', 'v', 'mask', 'scale'];
+const VIEW_ATTRIBUTES = ['panels', 'readonly', 'precision'];
+
+// KaTeX's @font-face rules must live in the document: fonts declared inside a shadow root are
+// not loaded. This stylesheet holds nothing else, so no style leaks into the page.
+function ensureFonts() {
+  if (document.querySelector('link[data-attention-calc-fonts]')) return;
+  document.head.append(h('link', { rel: 'stylesheet', href: asset('vendor/katex/katex-fonts.css'), dataset: { attentionCalcFonts: '' } }));
+}
+
+export class AttentionCalcElement extends HTMLElement {
+  static observedAttributes = [...MATRIX_ATTRIBUTES, ...VIEW_ATTRIBUTES, 'theme'];
+
+  #calc = null;
+  #root;
+  #status;
+  #observer = null;
+  #started = false;
+  #matricesChanged = false;
+  #viewChanged = false;
+  #pending = null; // a state set before the core was loaded
+  #problems = []; // attribute problems found before the calculator existed
+  #lastError = '';
+  #resolveReady;
+
+  linkTarget = asset('frame.html');
+
+  constructor() {
+    super();
+    this.ready = new Promise((resolve) => { this.#resolveReady = resolve; });
+    this.#root = this.attachShadow({ mode: 'open' });
+    this.#status = h('p', { class: 'calc-loading', part: 'status', role: 'status', text: 'Loading the attention calculator…' });
+    this.#root.append(
+      h('link', { rel: 'stylesheet', href: asset('vendor/katex/katex.min.css') }),
+      h('link', { rel: 'stylesheet', href: asset('calc/calculator.css') }),
+      this.#status);
+  }
+
+  connectedCallback() {
+    ensureFonts();
+    if (this.#started) return;
+    if (!('IntersectionObserver' in window)) {
+      this.#start();
+      return;
+    }
+    this.#observer ??= new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) this.#start();
+    }, { rootMargin: '300px' });
+    this.#observer.observe(this);
+  }
+
+  disconnectedCallback() {
+    this.#observer?.disconnect();
+    this.#observer = null;
+  }
+
+  attributeChangedCallback(name, oldValue, newValue) {
+    if (oldValue === newValue) return;
+    if (MATRIX_ATTRIBUTES.includes(name)) this.#matricesChanged = true;
+    if (VIEW_ATTRIBUTES.includes(name)) this.#viewChanged = true;
+    // Several attributes set together (q, then k, then v) become one update.
+    queueMicrotask(() => this.#applyAttributes());
+  }
+
+  // --- properties -----------------------------------------------------------------------------
+
+  get readonly() { return this.hasAttribute('readonly'); }
+  set readonly(on) { this.toggleAttribute('readonly', Boolean(on)); }
+
+  get result() { return this.#calc?.result ?? null; }
+
+  get state() { return structuredClone(this.#calc?.state ?? this.#pending ?? this.#initialState()); }
+  set state(state) { this.#setState(state); }
+
+  get hash() { return toHash(this.state); }
+  set hash(text) {
+    const { state, error } = fromHash(text);
+    if (error) this.#report(error);
+    else if (state) this.#setState(state);
+  }
+
+  // --- lifecycle ------------------------------------------------------------------------------
+
+  async #start() {
+    if (this.#started) return;
+    this.#started = true;
+    this.#observer?.disconnect();
+    let attn;
+    try {
+      attn = await loadAttention({ baseUrl: asset('wasm/') });
+    } catch (error) {
+      this.#status.textContent = `The attention calculator could not start: ${error.message}`;
+      this.#status.setAttribute('role', 'alert');
+      this.#status.classList.add('error');
+      this.#emit('error', { message: error.message });
+      this.#resolveReady();
+      return;
+    }
+    const view = this.#view();
+    this.#calc = new Calculator({
+      attn,
+      state: this.#pending ?? this.#initialState(),
+      ...view,
+      link: () => `${this.linkTarget}#${toHash(this.#calc.state)}`,
+      onChange: (state, result) => {
+        this.#lastError = '';
+        this.#emit('attention-change', {
+          inputs: { q: state.q, k: state.k, v: state.v, mask: coreMask(state), scale: coreScale(state) ?? null, maskAfterSoftmax: state.pitfall === 'mask-after-softmax' },
+          result,
+        });
+      },
+      onError: (message) => this.#emitError(message),
+    });
+    this.#pending = null;
+    this.#matricesChanged = this.#viewChanged = false;
+    this.#status.remove();
+    this.#root.append(this.#calc.element);
+    for (const message of this.#problems.splice(0)) this.#report(message);
+    this.#resolveReady();
+  }
+
+  // The state the attributes describe; on bad attributes, the worked example and an error.
+  #initialState() {
+    try {
+      return stateFromAttributes(this.#matrixAttributes());
+    } catch (error) {
+      this.#report(error.message);
+      return defaultState();
+    }
+  }
+
+  #matrixAttributes() {
+    return Object.fromEntries(MATRIX_ATTRIBUTES.map((name) => [name, this.getAttribute(name)]));
+  }
+
+  #view() {
+    const view = { readonly: this.readonly, precision: 3, panels: PANELS };
+    try {
+      view.panels = parsePanels(this.getAttribute('panels'));
+    } catch (error) {
+      this.#report(error.message);
+    }
+    try {
+      view.precision = parsePrecision(this.getAttribute('precision'));
+    } catch (error) {
+      this.#report(error.message);
+    }
+    return view;
+  }
+
+  #applyAttributes() {
+    if (!this.#calc) return; // read at start
+    if (this.#viewChanged) {
+      this.#viewChanged = false;
+      this.#calc.report(''); // a fixed attribute clears its message; #view reports any other
+      this.#calc.configure(this.#view());
+    }
+    if (this.#matricesChanged) {
+      this.#matricesChanged = false;
+      try {
+        this.#calc.setState(stateFromAttributes(this.#matrixAttributes()));
+      } catch (error) {
+        this.#report(error.message);
+      }
+    }
+  }
+
+  #setState(state) {
+    if (this.#calc) this.#calc.setState(structuredClone(state));
+    else this.#pending = structuredClone(state);
+  }
+
+  // A problem with an attribute or a property: shown in place, and an error event.
+  #report(message) {
+    if (!this.#calc) {
+      this.#problems.push(message);
+      return;
+    }
+    this.#calc.report(message);
+    this.#emitError(message);
+  }
+
+  #emitError(message) {
+    if (message === this.#lastError) return; // one event per problem, not one per render
+    this.#lastError = message;
+    this.#emit('error', { message });
+  }
+
+  #emit(type, detail) {
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+}
+
+// Reflect the string attributes as properties.
+for (const name of [...MATRIX_ATTRIBUTES, 'panels', 'precision', 'theme']) {
+  Object.defineProperty(AttentionCalcElement.prototype, name, {
+    get() { return this.getAttribute(name); },
+    set(value) {
+      if (value === null || value === undefined) this.removeAttribute(name);
+      else this.setAttribute(name, String(value));
+    },
+    configurable: true,
+    enumerable: true,
+  });
+}
+
+if (!customElements.get('attention-calc')) customElements.define('attention-calc', AttentionCalcElement);
