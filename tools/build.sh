@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Builds the native core and tests (build-native/) and the WebAssembly modules and tests
-# (build-wasm/), then copies the modules to web/wasm/ for the page.
-#   tools/build.sh           both
-#   tools/build.sh wasm      only the WebAssembly build, tests included
-#   tools/build.sh web       only the two WebAssembly modules the page loads (npm start)
-#   tools/build.sh native    only the native build
-# Incremental: a second run with nothing changed takes a few seconds.
+# Builds what the tests, the page and the widget need. Incremental: a second run with nothing
+# changed takes a few seconds.
+#   tools/build.sh           everything: native core and tests, wasm modules and tests, dist/
+#   tools/build.sh native    the native core and its doctest suite (build-native/)
+#   tools/build.sh wasm      the WebAssembly modules and the wasm doctest suites (build-wasm/)
+#   tools/build.sh web       only what the page in web/ loads: the two modules and KaTeX (npm start)
+#   tools/build.sh dist      web, then dist/ (tools/dist.mjs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -13,8 +13,28 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # emcc needs Debian's node modules (acorn) for optimized links.
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 
-# KaTeX for the page, served from this site (no CDN): its ES module, stylesheet and fonts.
-if [[ $what == all || $what == wasm || $what == web ]]; then
+native=0 wasm_tests=0 web=0 dist=0
+case $what in
+  all) native=1 wasm_tests=1 web=1 dist=1 ;;
+  native) native=1 ;;
+  wasm) wasm_tests=1 web=1 ;;
+  web) web=1 ;;
+  dist) web=1 dist=1 ;;
+  *) echo "usage: tools/build.sh [all|native|wasm|web|dist]" >&2; exit 2 ;;
+esac
+
+if ((native)); then
+  [[ -f build-native/CMakeCache.txt ]] || cmake -S . -B build-native -DCMAKE_BUILD_TYPE=Release
+  cmake --build build-native -j"$jobs"
+fi
+
+if ((web)); then
+  [[ -f build-wasm/CMakeCache.txt ]] || emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release
+  targets=(--target attention_simd attention_scalar)
+  ((wasm_tests)) && targets=()
+  cmake --build build-wasm -j"$jobs" "${targets[@]}"
+
+  # KaTeX, served from this site (no CDN): its ES module, stylesheet and fonts.
   src=node_modules/katex/dist
   dst=web/vendor/katex
   if [[ ! -f $dst/katex-fonts.css || $src/katex.mjs -nt $dst/katex.mjs ]]; then
@@ -28,13 +48,6 @@ if [[ $what == all || $what == wasm || $what == web ]]; then
   fi
 fi
 
-if [[ $what == all || $what == native ]]; then
-  [[ -f build-native/CMakeCache.txt ]] || cmake -S . -B build-native -DCMAKE_BUILD_TYPE=Release
-  cmake --build build-native -j"$jobs"
-fi
-if [[ $what == all || $what == wasm || $what == web ]]; then
-  [[ -f build-wasm/CMakeCache.txt ]] || emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release
-  targets=()
-  [[ $what == web ]] && targets=(--target attention_simd attention_scalar)
-  cmake --build build-wasm -j"$jobs" "${targets[@]}"
+if ((dist)); then
+  node tools/dist.mjs
 fi

@@ -55,14 +55,25 @@ export function loadAttention(options = {}) {
   return instances.get(key);
 }
 
+const WASM_MAGIC = [0, 97, 115, 109]; // "\0asm"
+
+// Compiles from the bytes, so a server that labels .wasm with the wrong MIME type still works;
+// a page that is not WebAssembly at all (an HTML error page, say) gets a clear message.
 async function compileWasm(url) {
+  let bytes, type = '';
   if (IS_NODE && url.protocol === 'file:') {
     const { readFile } = await import('node:fs/promises');
-    return WebAssembly.compile(await readFile(url));
+    bytes = new Uint8Array(await readFile(url));
+  } else {
+    const response = await fetch(url, { credentials: 'same-origin' });
+    if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
+    type = response.headers.get('content-type') ?? '';
+    bytes = new Uint8Array(await response.arrayBuffer());
   }
-  const response = await fetch(url, { credentials: 'same-origin' });
-  if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
-  return WebAssembly.compile(await response.arrayBuffer());
+  if (!WASM_MAGIC.every((b, i) => bytes[i] === b)) {
+    throw new Error(`the file is not WebAssembly${type ? ` (the server sent ${type.split(';')[0]})` : ''}`);
+  }
+  return WebAssembly.compile(bytes);
 }
 
 async function instantiate(variant, base) {

@@ -88,7 +88,7 @@ describe('the calculator page', () => {
 
   it('explains each computed number with the actual numbers', async () => {
     await open();
-    const explanation = page.getByRole('complementary', { name: 'Explanation' });
+    const explanation = page.getByRole('note', { name: 'Explanation' });
     const expectations = [
       ['Scores row 1 column 2', 'score₁₂ = q₁·k₂ = 1·0 + 1·1 = 1.000'],
       ['Scaled row 1 column 2', 'scaled₁₂ = score₁₂ × 0.707 = 1.000 × 0.707 = 0.707'],
@@ -182,20 +182,20 @@ describe('the calculator page', () => {
 
   it('makes the row-sum check fail visibly in the mask-after-softmax pitfall', async () => {
     await open();
-    const sums = page.getByRole('region', { name: 'Checks', exact: true }).locator('li').first();
+    const sums = page.getByRole('group', { name: 'Checks', exact: true }).locator('li').first();
     assert.match(await sums.textContent(), /✓.*Each row of A sums to 1/);
     await page.getByLabel('Causal mask').check();
     await page.getByLabel('Mode', { exact: true }).selectOption('mask-after-softmax');
     assert.equal(await sums.getAttribute('class'), 'fail');
     assert.match(await sums.textContent(), /✗.*Row 1 sums to 0\.446: the mask zeroed weights after the softmax/);
     assert.match(await page.locator('.pitfall-banner').textContent(), /wrong on purpose/);
-    const hull = page.getByRole('region', { name: 'Checks', exact: true }).locator('li').nth(1);
+    const hull = page.getByRole('group', { name: 'Checks', exact: true }).locator('li').nth(1);
     assert.equal(await hull.getAttribute('class'), 'fail');
     // The scale pitfalls leave both checks passing, and say why that is still wrong.
     await page.getByLabel('Mode', { exact: true }).selectOption('scale-dk');
     assert.equal(await sums.getAttribute('class'), 'pass');
     assert.equal(await text('Scaled row 1 column 1'), '0.500');
-    assert.match(await page.getByRole('region', { name: 'Checks', exact: true }).textContent(), /still pass in this pitfall/);
+    assert.match(await page.getByRole('group', { name: 'Checks', exact: true }).textContent(), /still pass in this pitfall/);
   });
 
   it('works from the keyboard alone', async () => {
@@ -226,7 +226,7 @@ describe('the calculator page', () => {
     await cell('Weights row 1 column 1').focus();
     await page.keyboard.press('ArrowRight');
     assert.equal(await focusedLabel(), 'Weights row 1 column 2');
-    assert.match(await page.getByRole('complementary', { name: 'Explanation' }).textContent(), /A₁₂/);
+    assert.match(await page.getByRole('note', { name: 'Explanation' }).textContent(), /A₁₂/);
   });
 
   it('pastes a matrix as text, resizes, and runs the presets', async () => {
@@ -268,9 +268,9 @@ describe('the calculator page', () => {
     assert.equal(await page.getByLabel('Mask query 2 key 1').getAttribute('aria-pressed'), 'true');
     for (let j = 1; j <= 3; j++) assert.equal(await text(`Weights row 2 column ${j}`), '0.000');
     assert.equal(await text('Output row 2 column 1'), '0.000');
-    assert.match(await page.getByRole('region', { name: 'Checks', exact: true }).textContent(), /Query 2 sees no key at all/);
+    assert.match(await page.getByRole('group', { name: 'Checks', exact: true }).textContent(), /Query 2 sees no key at all/);
     await cell('Weights row 2 column 1').focus();
-    assert.match(await page.getByRole('complementary', { name: 'Explanation' }).textContent(), /never NaN/);
+    assert.match(await page.getByRole('note', { name: 'Explanation' }).textContent(), /never NaN/);
     assert.doesNotMatch(await page.locator('main').textContent(), /(?<!never )NaN/);
   });
 

@@ -16,9 +16,13 @@ export async function launchChromium() {
   return chromium.launch({ executablePath, headless: true, args: ARGS });
 }
 
-/** A new page that records console errors and uncaught exceptions in `problems`. */
-export async function openPage(browser, { initScript } = {}) {
-  const context = await browser.newContext();
+/**
+ * A new page, in a new context, that records console errors and uncaught exceptions in
+ * `problems`. bypassCSP: for tests that must inject a script (axe) or prove that markup is
+ * never injected (XSS) even where a CSP would have blocked it.
+ */
+export async function openPage(browser, { initScript, bypassCSP = false } = {}) {
+  const context = await browser.newContext({ bypassCSP });
   if (initScript) await context.addInitScript(initScript);
   const page = await context.newPage();
   const problems = [];

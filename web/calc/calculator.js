@@ -119,33 +119,34 @@ export class Calculator {
     this.checks = new ChecksView();
 
     this.status = h('p', { class: 'calc-status', role: 'status', part: 'status' });
-    this.explanation = h('aside', { class: 'explain', 'aria-live': 'polite', 'aria-label': 'Explanation', part: 'explain', dataset: { panel: 'explain' } });
+    // A note, not a landmark: several widgets on one page must not repeat landmarks.
+    this.explanation = h('div', { class: 'explain', role: 'note', 'aria-live': 'polite', 'aria-label': 'Explanation', part: 'explain', dataset: { panel: 'explain' } });
     this.exportBox = h('textarea', { class: 'export-text', readOnly: true, rows: 8, 'aria-label': 'Exported text', hidden: true });
     this.shareStatus = h('span', { class: 'share-status', role: 'status' });
     const action = (label, make) => h('button', { type: 'button', text: label, on: { click: () => this.#share(label, make()) } });
 
-    this.results = h('section', { class: 'results', 'aria-label': 'Steps', part: 'steps' }, h('h2', { text: 'Step by step', dataset: { panel: 'steps' } }), this.steps.element);
+    this.results = h('section', { class: 'results', role: 'group', 'aria-label': 'Steps', part: 'steps' }, h('h2', { text: 'Step by step', dataset: { panel: 'steps' } }), this.steps.element);
     this.element = h('div', { class: 'calc' },
       h('header', { class: 'calc-header', part: 'formula', dataset: { panel: 'formula' } },
         tex('\\operatorname{Attention}(Q,K,V) = \\operatorname{softmax}\\!\\left(\\frac{QK^\\top}{\\sqrt{d_k}}\\right)V', {
           display: true, label: 'Attention of Q, K, V equals softmax of Q K transpose over the square root of d k, times V',
         })),
-      h('section', { class: 'controls', 'aria-label': 'Controls', part: 'controls', dataset: { panel: 'controls' } },
+      h('section', { class: 'controls', role: 'group', 'aria-label': 'Controls', part: 'controls', dataset: { panel: 'controls' } },
         h('div', { class: 'control-row' }, this.sizeControls, h('label', { class: 'mode' }, 'Mode ', this.modeSelect)),
         h('div', { class: 'control-row presets', role: 'group', 'aria-label': 'Presets' }, this.presetButtons, this.seedBox)),
       this.modeWarning,
-      h('section', { class: 'inputs', 'aria-label': 'Inputs', part: 'inputs', dataset: { panel: 'inputs' } },
+      h('section', { class: 'inputs', role: 'group', 'aria-label': 'Inputs', part: 'inputs', dataset: { panel: 'inputs' } },
         h('h2', { text: 'Inputs' }),
         h('p', { class: 'hint', text: 'Type numbers, move with the arrow keys, Tab or Enter, or paste a matrix such as 1 1; 0 1; -1 0.' }),
         h('div', { class: 'matrices' }, gq.element, gk.element, gv.element)),
-      h('section', { class: 'mask-panel', 'aria-label': 'Masks', part: 'masks', dataset: { panel: 'masks' } }, this.masks.element),
+      h('section', { class: 'mask-panel', role: 'group', 'aria-label': 'Masks', part: 'masks', dataset: { panel: 'masks' } }, this.masks.element),
       this.status,
       this.results,
       this.explanation,
-      h('section', { class: 'insight', 'aria-label': 'Plot and checks' },
+      h('section', { class: 'insight', role: 'group', 'aria-label': 'Plot and checks' },
         h('div', { part: 'plot', dataset: { panel: 'plot' } }, this.plot.element),
         h('div', { class: 'checks-box', part: 'checks', dataset: { panel: 'checks' } }, this.checks.element)),
-      h('section', { class: 'share', 'aria-label': 'Share and export', part: 'share', dataset: { panel: 'share' } },
+      h('section', { class: 'share', role: 'group', 'aria-label': 'Share and export', part: 'share', dataset: { panel: 'share' } },
         h('div', { class: 'control-row' },
           action('Copy link', () => this.link()),
           action('Copy as PyTorch', () => pytorchSnippet(this.state)),

@@ -8,7 +8,7 @@ export class ChecksView {
     this.sums = h('li');
     this.hull = h('li');
     this.notes = h('div', { class: 'check-notes' });
-    this.element = h('section', { class: 'checks', 'aria-label': 'Checks' }, h('h3', { text: 'Checks' }), h('ul', {}, this.sums, this.hull), this.notes);
+    this.element = h('section', { class: 'checks', role: 'group', 'aria-label': 'Checks' }, h('h3', { text: 'Checks' }), h('ul', {}, this.sums, this.hull), this.notes);
   }
 
   update(state, result, precision = 3) {
