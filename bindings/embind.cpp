@@ -20,6 +20,7 @@
 #include "error.hpp"
 #include "kernels/simd.hpp"
 #include "multihead.hpp"
+#include "streaming.hpp"
 
 using emscripten::val;
 
@@ -185,6 +186,49 @@ val convex_hull(val args) {
   });
 }
 
+// The flat, output-only call. Its buffers live as long as the module and only grow, so a call of
+// a size seen before allocates nothing: JS writes Q, K, V straight into them (prepareOutput
+// gives their heap addresses), runOutput computes, and JS copies the output out.
+struct OutputBuffers {
+  std::vector<float> q, k, v, out;
+  attn::StreamingWorkspace workspace;
+};
+OutputBuffers& output_buffers() {
+  static OutputBuffers buffers;
+  return buffers;
+}
+
+attn::OutputShape output_shape(double n, double m, double d, double dv) {
+  return {std::size_t(n), std::size_t(m), std::size_t(d), std::size_t(dv)};
+}
+
+val prepare_output(double n, double m, double d, double dv) {
+  return guarded([&] {
+    const attn::OutputShape s = output_shape(n, m, d, dv);
+    attn::validate_output_shape(s);  // before the buffers grow
+    OutputBuffers& b = output_buffers();
+    b.q.resize(s.n * s.d);
+    b.k.resize(s.m * s.d);
+    b.v.resize(s.m * s.dv);
+    b.out.resize(s.n * s.dv);
+    val out = val::object();
+    out.set("q", double(reinterpret_cast<std::uintptr_t>(b.q.data())));
+    out.set("k", double(reinterpret_cast<std::uintptr_t>(b.k.data())));
+    out.set("v", double(reinterpret_cast<std::uintptr_t>(b.v.data())));
+    out.set("out", double(reinterpret_cast<std::uintptr_t>(b.out.data())));
+    return out;
+  });
+}
+
+val run_output(double n, double m, double d, double dv, bool causal) {
+  return guarded([&] {
+    OutputBuffers& b = output_buffers();
+    attn::attention_output(b.q.data(), b.k.data(), b.v.data(), output_shape(n, m, d, dv), causal, b.out.data(),
+                           b.workspace);
+    return val::object();
+  });
+}
+
 // Bytes the allocator has handed out and not taken back: the heap-flatness tests read it.
 double heap_bytes_in_use() { return double(mallinfo().uordblks); }
 
@@ -198,6 +242,8 @@ EMSCRIPTEN_BINDINGS(attention_calc) {
   emscripten::function("parameterCount", &parameter_count);
   emscripten::function("cost", &cost);
   emscripten::function("convexHull", &convex_hull);
+  emscripten::function("prepareOutput", &prepare_output);
+  emscripten::function("runOutput", &run_output);
   emscripten::function("heapBytesInUse", &heap_bytes_in_use);
   emscripten::function("arch", &arch);
 }

@@ -148,6 +148,16 @@ export interface Attention {
   /** Throws Error with a message that names the matrix, the sizes and the rule when input is wrong. */
   attention(options: AttentionOptions): SingleHeadResult;
   multiHead(options: MultiHeadOptions): MultiHeadResult;
+  /**
+   * Output-only attention, for long inputs and speed: row-major Float32Arrays in (q n×d, k m×d,
+   * v m×dv), a new Float32Array of n×dv out. Streams over blocks of keys (no n×m matrix; extra
+   * memory O(d_v) per query block), skips masked blocks when causal, and allocates nothing when
+   * called again with sizes seen before. m defaults to n, dv to d.
+   */
+  attentionOutput(options: {
+    q: Float32Array; k: Float32Array; v: Float32Array;
+    n: number; m?: number; d: number; dv?: number; causal?: boolean;
+  }): Float32Array;
   /** 4·d² (+ 4·d with biases); the number of heads does not change it. */
   parameterCount(options: { dModel: number; heads?: number; bias?: boolean }): number;
   /** m defaults to n (self-attention). */

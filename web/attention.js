@@ -176,6 +176,31 @@ class Attention {
     };
   }
 
+  /**
+   * Output-only attention for long inputs: q (n×d), k (m×d), v (m×dv) as row-major
+   * Float32Arrays in, a new Float32Array of n×dv out. The streaming path (online softmax over
+   * blocks of keys) keeps no n×m matrix, so it runs at lengths the explaining attention()
+   * refuses, and skips the masked half when causal. The inputs are copied straight into buffers
+   * the core keeps, so repeated calls allocate nothing.
+   */
+  attentionOutput({ q, k, v, n, m = n, d, dv = d, causal = false } = {}) {
+    for (const [value, name] of [[n, 'n'], [m, 'm'], [d, 'd'], [dv, 'dv']]) toCount(value, name);
+    const sizes = { q: n * d, k: m * d, v: m * dv };
+    for (const [name, array] of [['q', q], ['k', k], ['v', v]]) {
+      if (!(array instanceof Float32Array)) throw new Error(`${name} must be a Float32Array (got ${describe(array)})`);
+      if (array.length !== sizes[name]) {
+        throw new Error(`${name} has ${count(array.length, 'value', 'values')} but ${name === 'q' ? 'n×d' : name === 'k' ? 'm×d' : 'm×dv'} = ${sizes[name]}`);
+      }
+    }
+    const at = unwrap(this.#core.prepareOutput(n, m, d, dv));
+    const heap = this.#core.HEAPF32; // after prepareOutput: the heap may have grown
+    heap.set(q, at.q / 4);
+    heap.set(k, at.k / 4);
+    heap.set(v, at.v / 4);
+    unwrap(this.#core.runOutput(n, m, d, dv, toBoolean(causal, 'causal')));
+    return this.#core.HEAPF32.slice(at.out / 4, at.out / 4 + n * dv);
+  }
+
   /** Weights of one multi-head attention layer: 4d² (+ 4d with biases), whatever the heads. */
   parameterCount({ dModel, heads = 1, bias = false } = {}) {
     return unwrap(

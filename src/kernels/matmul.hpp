@@ -66,21 +66,25 @@ inline void matmul_abt(const float* a, std::size_t lda, const float* b, std::siz
 #endif
 }
 
-// C (n×p, stride ldc) = A (n×k, stride lda) · B (k×p, stride ldb).
-// Each output row is built as Σ_t a[i][t] · (row t of B), vectorized across the p columns.
+namespace detail {
+
+// C = A·B (Accumulate = false) or C += A·B (true). Each output row is built as
+// Σ_t a[i][t] · (row t of B), vectorized across the p columns.
+template <bool Accumulate>
 inline void matmul_ab(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
                       std::size_t ldc, std::size_t n, std::size_t k, std::size_t p) {
   assert(n != 0 && k != 0 && p != 0);
 #if ATTN_SIMD
   using batch = xsimd::batch<float>;
   constexpr std::size_t L = batch::size;
+  const auto start = [&](const float* ci) { return Accumulate ? batch::load_unaligned(ci) : batch(0.0f); };
   for (std::size_t i = 0; i < n; ++i) {
     const float* ai = a + i * lda;
     float* ci = c + i * ldc;
     std::size_t j = 0;
     // Four vectors of output columns stay in registers across the whole k loop.
     for (; j + 4 * L <= p; j += 4 * L) {
-      batch s0(0.0f), s1(0.0f), s2(0.0f), s3(0.0f);
+      batch s0 = start(ci + j), s1 = start(ci + j + L), s2 = start(ci + j + 2 * L), s3 = start(ci + j + 3 * L);
       for (std::size_t t = 0; t < k; ++t) {
         const batch w(ai[t]);
         const float* bt = b + t * ldb + j;
@@ -95,21 +99,39 @@ inline void matmul_ab(const float* a, std::size_t lda, const float* b, std::size
       s3.store_unaligned(ci + j + 3 * L);
     }
     for (; j + L <= p; j += L) {
-      batch s(0.0f);
+      batch s = start(ci + j);
       for (std::size_t t = 0; t < k; ++t) {
         s = xsimd::fma(batch(ai[t]), batch::load_unaligned(b + t * ldb + j), s);
       }
       s.store_unaligned(ci + j);
     }
     for (; j < p; ++j) {
-      float s = 0.0f;
+      float s = Accumulate ? ci[j] : 0.0f;
       for (std::size_t t = 0; t < k; ++t) s += ai[t] * b[t * ldb + j];
       ci[j] = s;
     }
   }
 #else
-  reference::matmul_ab_ref(a, lda, b, ldb, c, ldc, n, k, p);
+  if constexpr (Accumulate) {
+    reference::matmul_ab_add_ref(a, lda, b, ldb, c, ldc, n, k, p);
+  } else {
+    reference::matmul_ab_ref(a, lda, b, ldb, c, ldc, n, k, p);
+  }
 #endif
+}
+
+}  // namespace detail
+
+// C (n×p, stride ldc) = A (n×k, stride lda) · B (k×p, stride ldb). Used for AV and X·W.
+inline void matmul_ab(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                      std::size_t ldc, std::size_t n, std::size_t k, std::size_t p) {
+  detail::matmul_ab<false>(a, lda, b, ldb, c, ldc, n, k, p);
+}
+
+// C += A·B, same shapes. The streaming path accumulates P·V over blocks of keys with it.
+inline void matmul_ab_add(const float* a, std::size_t lda, const float* b, std::size_t ldb,
+                          float* c, std::size_t ldc, std::size_t n, std::size_t k, std::size_t p) {
+  detail::matmul_ab<true>(a, lda, b, ldb, c, ldc, n, k, p);
 }
 
 }  // namespace attn::kernels

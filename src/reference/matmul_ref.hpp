@@ -32,4 +32,18 @@ inline void matmul_ab_ref(const float* a, std::size_t lda, const float* b, std::
   }
 }
 
+// C (n×p, stride ldc) += A (n×k, stride lda) · B (k×p, stride ldb). The streaming path
+// accumulates P·V over blocks of keys with it.
+inline void matmul_ab_add_ref(const float* a, std::size_t lda, const float* b, std::size_t ldb,
+                              float* c, std::size_t ldc, std::size_t n, std::size_t k, std::size_t p) {
+  assert(n != 0 && k != 0 && p != 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < p; ++j) {
+      double sum = c[i * ldc + j];
+      for (std::size_t t = 0; t < k; ++t) sum += double(a[i * lda + t]) * double(b[t * ldb + j]);
+      c[i * ldc + j] = float(sum);
+    }
+  }
+}
+
 }  // namespace attn::reference

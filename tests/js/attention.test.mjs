@@ -197,3 +197,64 @@ it('reports the lesson\'s checks and the convex hull from the core', async () =>
   assert.deepEqual(attn.convexHull([[0, 0], [2, 0], [2, 2], [0, 2], [1, 1]]), [0, 1, 2, 3]);
   assert.throws(() => attn.convexHull([[1, 2, 3]]), { message: 'convexHull needs points with 2 coordinates' });
 });
+
+describe('attentionOutput: the flat, streaming call', () => {
+  const random = (length, seed) => {
+    let s = seed;
+    return Float32Array.from({ length }, () => {
+      s = (s * 1103515245 + 12345) % 2147483648;
+      return s / 1073741824 - 1;
+    });
+  };
+
+  for (const build of BUILDS) {
+    it(`equals the explaining path, dense and causal (${build.name})`, async () => {
+      const attn = await loadAttention({ simd: build.simd });
+      for (const [n, m, d, dv] of [[1, 1, 1, 1], [3, 3, 2, 2], [5, 70, 3, 7], [65, 65, 64, 64], [100, 33, 17, 5]]) {
+        for (const causal of [false, true]) {
+          const q = random(n * d, n + d), k = random(m * d, m), v = random(m * dv, dv);
+          const z = attn.attentionOutput({ q, k, v, n, m, d, dv, causal });
+          assert.ok(z instanceof Float32Array && z.length === n * dv);
+          const want = attn.attention({ q: { rows: n, cols: d, data: q }, k: { rows: m, cols: d, data: k }, v: { rows: m, cols: dv, data: v }, mask: causal ? 'causal' : 'none' }).output;
+          const rows = Array.from({ length: n }, (_, i) => Array.from(z.subarray(i * dv, (i + 1) * dv)));
+          assert.equal(compareRows(rows, want, { abs: 2e-5, rel: 2e-5 }, `n ${n} m ${m} d ${d} dv ${dv} causal ${causal}`), '');
+        }
+      }
+    });
+  }
+
+  it('says what is wrong with its arguments', async () => {
+    const attn = await loadAttention();
+    const x = new Float32Array(6);
+    assert.throws(() => attn.attentionOutput({ q: [1, 2], k: x, v: x, n: 1, d: 2 }), { message: 'q must be a Float32Array (got an array)' });
+    assert.throws(() => attn.attentionOutput({ q: x, k: x, v: x, n: 2, d: 2 }), { message: 'q has 6 values but n×d = 4' });
+    assert.throws(() => attn.attentionOutput({ q: x, k: x, v: x, n: 3, d: 0 }), { message: 'd must be a whole number ≥ 1 (got 0)' });
+    const nan = Float32Array.of(1, 2, NaN, 4, 5, 6);
+    assert.throws(() => attn.attentionOutput({ q: x, k: nan, v: x, n: 3, d: 2 }), { message: 'NaN at K row 2 column 1' });
+  });
+
+  it('runs 16,384 tokens (causal) with O(n·d) memory, where the explaining path refuses', async () => {
+    const attn = await loadAttention();
+    const n = 16384, d = 64;
+    const q = random(n * d, 7);
+    const before = attn.heapBytesInUse();
+    const z = attn.attentionOutput({ q, k: q, v: q, n, d, causal: true });
+    const grown = attn.heapBytesInUse() - before;
+    const io = 4 * n * d * 4; // the q, k, v and output buffers the core keeps
+    assert.ok(grown <= io + (1 << 20), `heap grew ${grown} bytes, ${grown - io} beyond the inputs and output`);
+    assert.ok(grown < 16 * 2 ** 20 + (1 << 20));
+    assert.deepEqual(Array.from(z.subarray(0, d)), Array.from(q.subarray(0, d))); // token 1 sees only itself
+    assert.ok(z.every(Number.isFinite));
+    assert.throws(() => attn.attention({ q: { rows: n, cols: d, data: q }, k: { rows: n, cols: d, data: q }, v: { rows: n, cols: d, data: q } }),
+      { message: 'Q has 16384 rows and K has 16384: the 16384×16384 attention matrix is over the limit of 4194304 entries (2048×2048)' });
+  });
+
+  it('allocates nothing on repeated calls of one size', async () => {
+    const attn = await loadAttention();
+    const q = random(64 * 64, 3);
+    attn.attentionOutput({ q, k: q, v: q, n: 64, d: 64 });
+    const before = attn.heapBytesInUse();
+    for (let i = 0; i < 2000; i++) attn.attentionOutput({ q, k: q, v: q, n: 64, d: 64, causal: i % 2 === 0 });
+    assert.equal(attn.heapBytesInUse() - before, 0);
+  });
+});

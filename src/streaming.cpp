@@ -1,0 +1,95 @@
+#include "streaming.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "error.hpp"
+#include "kernels/matmul.hpp"
+#include "kernels/softmax.hpp"
+#include "limits.hpp"
+#include "validate.hpp"
+
+namespace attn {
+
+void validate_output_shape(OutputShape s) {
+  const std::uint64_t floats = std::uint64_t(s.n) * (s.d + s.dv) + std::uint64_t(s.m) * (s.d + s.dv);
+  if (floats > limits::kMaxStreamingFloats) {
+    throw Error("Q, K, V and the output hold " + std::to_string(floats) +
+                " numbers together, over the limit of " + std::to_string(limits::kMaxStreamingFloats));
+  }
+}
+
+void validate_output_inputs(const float* q, const float* k, const float* v, OutputShape s) {
+  // Sizes first: the value scans below must not run past buffers of absurd declared sizes.
+  validate_output_shape(s);
+  validate_matrix("Q", {q, s.n, s.d, s.d});
+  validate_matrix("K", {k, s.m, s.d, s.d});
+  validate_matrix("V", {v, s.m, s.dv, s.dv});
+}
+
+void attention_output(const float* q, const float* k, const float* v, OutputShape s, bool causal,
+                      float* out, StreamingWorkspace& ws) {
+  validate_output_inputs(q, k, v, s);
+  const std::size_t n = s.n, m = s.m, d = s.d, dv = s.dv;
+  const float scale = 1.0f / std::sqrt(float(d));
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  ws.scores.resize(kBlockRows * kBlockKeys);
+  ws.acc.resize(kBlockRows * dv);
+  ws.row_max.resize(kBlockRows);
+  ws.row_sum.resize(kBlockRows);
+  float* scores = ws.scores.data();
+  float* acc = ws.acc.data();
+
+  for (std::size_t i0 = 0; i0 < n; i0 += kBlockRows) {
+    const std::size_t rows = std::min(kBlockRows, n - i0);
+    std::fill(acc, acc + rows * dv, 0.0f);
+    std::fill(ws.row_max.begin(), ws.row_max.begin() + std::ptrdiff_t(rows), kNegInf);
+    std::fill(ws.row_sum.begin(), ws.row_sum.begin() + std::ptrdiff_t(rows), 0.0f);
+    // Causal: keys after the block's last query are hidden from all of its queries. Skip them.
+    const std::size_t key_end = causal ? std::min(m, i0 + rows) : m;
+
+    for (std::size_t j0 = 0; j0 < key_end; j0 += kBlockKeys) {
+      const std::size_t keys = std::min(kBlockKeys, key_end - j0);
+      kernels::matmul_abt(q + i0 * d, d, k + j0 * d, d, scores, kBlockKeys, rows, keys, d);
+      for (std::size_t r = 0; r < rows; ++r) {
+        float* row = scores + r * kBlockKeys;
+        kernels::scale(row, scale, keys);
+        if (causal) {
+          for (std::size_t c = i0 + r + 1 > j0 ? i0 + r + 1 - j0 : 0; c < keys; ++c) row[c] = kNegInf;
+        }
+        const float block_max = kernels::reduce_max(row, keys);
+        if (block_max == -kNegInf) {
+          const std::size_t c = std::size_t(std::find(row, row + keys, -kNegInf) - row);
+          throw Error("Scores row " + std::to_string(i0 + r + 1) + " column " + std::to_string(j0 + c + 1) +
+                      " overflows float32 (largest finite value ±3.4e38): Q and K are too large; use smaller numbers");
+        }
+        if (block_max == kNegInf) {  // every key of this block is hidden from this query
+          std::fill(row, row + keys, 0.0f);
+          continue;
+        }
+        // The online softmax: rescale what was summed under the old max to the new one.
+        const float new_max = std::max(ws.row_max[r], block_max);
+        const float correction = std::exp(ws.row_max[r] - new_max);  // 0 on the first block
+        const float block_sum = kernels::exp_minus_max_sum(row, new_max, row, keys);
+        ws.row_sum[r] = ws.row_sum[r] * correction + block_sum;
+        if (correction != 1.0f) kernels::scale(acc + r * dv, correction, dv);
+        ws.row_max[r] = new_max;
+      }
+      kernels::matmul_ab_add(scores, kBlockKeys, v + j0 * dv, dv, acc, dv, rows, keys, dv);
+    }
+
+    for (std::size_t r = 0; r < rows; ++r) {
+      // row_sum >= 1 (the max contributes e^0; every query sees key 1 at least). Overflowed
+      // scores make it NaN instead, which the check below turns into an error.
+      const float inv = 1.0f / ws.row_sum[r];
+      std::copy(acc + r * dv, acc + (r + 1) * dv, out + (i0 + r) * dv);
+      kernels::scale(out + (i0 + r) * dv, inv, dv);
+    }
+  }
+  check_no_overflow("Output", out, n, dv, "Q·Kᵀ or V is too large for float32; use smaller numbers");
+}
+
+}  // namespace attn

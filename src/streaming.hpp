@@ -1,0 +1,45 @@
+#pragma once
+// Output-only attention at any length: FlashAttention-style online softmax over blocks of keys.
+// A running max and sum per query replace the n×m matrix, so the extra memory is
+// O(kBlockRows · (kBlockKeys + d_v)) floats whatever n and m are. With a causal mask the key
+// blocks that lie wholly after a query block are never computed: about half the work.
+// The explaining path (attention.hpp) keeps every intermediate for the calculator; this one
+// returns Z = softmax(QKᵀ/√d + mask)·V alone, equal to it within float32 rounding.
+#include <cstddef>
+#include <vector>
+
+namespace attn {
+
+inline constexpr std::size_t kBlockRows = 32;  // queries per block
+inline constexpr std::size_t kBlockKeys = 64;  // keys per block: a 32×64 score tile is 8 KiB
+
+// Scratch space the streaming path reuses between calls: after the first call of a size, a
+// call allocates nothing.
+struct StreamingWorkspace {
+  std::vector<float> scores;   // kBlockRows × kBlockKeys
+  std::vector<float> acc;      // kBlockRows × d_v: the unnormalized output rows
+  std::vector<float> row_max;  // running max per query of the block
+  std::vector<float> row_sum;  // running Σ exp(score − max) per query of the block
+};
+
+struct OutputShape {
+  std::size_t n = 0;   // queries
+  std::size_t m = 0;   // keys
+  std::size_t d = 0;   // d_k
+  std::size_t dv = 0;  // d_v
+};
+
+// The sizes alone: n·(d + d_v) + m·(d + d_v) within limits::kMaxStreamingFloats. Throws attn::Error.
+void validate_output_shape(OutputShape shape);
+
+// Sizes within limits:: and every value finite; throws attn::Error naming the matrix, the
+// position and the rule, as the explaining path does.
+void validate_output_inputs(const float* q, const float* k, const float* v, OutputShape shape);
+
+// out (n×dv, row-major) = attention of q (n×d), k (m×d), v (m×dv), all row-major, with the
+// causal mask (key j hidden from query i when j > i) if asked. Validates first. Throws
+// attn::Error if float32 overflows.
+void attention_output(const float* q, const float* k, const float* v, OutputShape shape,
+                      bool causal, float* out, StreamingWorkspace& workspace);
+
+}  // namespace attn
