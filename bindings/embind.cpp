@@ -18,6 +18,7 @@
 #include "checks.hpp"
 #include "cost.hpp"
 #include "error.hpp"
+#include "kernels/peak.hpp"
 #include "kernels/simd.hpp"
 #include "multihead.hpp"
 #include "streaming.hpp"
@@ -234,6 +235,11 @@ double heap_bytes_in_use() { return double(mallinfo().uordblks); }
 
 std::string arch() { return attn::kernels::arch_name(); }
 
+// For the benchmark: the peak mul+add throughput of this build, measured in place.
+double peak_mul_add(double iterations) { return attn::kernels::peak_mul_add(std::size_t(iterations)); }
+double lanes() { return double(attn::kernels::kLanes); }
+double peak_chains() { return double(attn::kernels::kPeakChains); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_calc) {
@@ -246,4 +252,7 @@ EMSCRIPTEN_BINDINGS(attention_calc) {
   emscripten::function("runOutput", &run_output);
   emscripten::function("heapBytesInUse", &heap_bytes_in_use);
   emscripten::function("arch", &arch);
+  emscripten::function("peakMulAdd", &peak_mul_add);
+  emscripten::function("lanes", &lanes);
+  emscripten::function("peakChains", &peak_chains);
 }

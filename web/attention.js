@@ -225,6 +225,15 @@ class Attention {
     return unwrap(this.#core.convexHull({ points: P.data, m: P.rows, cols: P.cols })).hull;
   }
 
+  /**
+   * For benchmarks: runs `iterations` rounds of independent vector mul+add updates and
+   * returns the FLOPs done (time it to get this build's peak GFLOP/s).
+   */
+  peakMulAdd(iterations) {
+    this.#core.peakMulAdd(toCount(iterations, 'iterations'));
+    return iterations * this.#core.peakChains() * this.#core.lanes() * 2;
+  }
+
   /** Bytes currently allocated in the wasm heap (a diagnostic: it stays flat across calls). */
   heapBytesInUse() {
     return this.#core.heapBytesInUse();
