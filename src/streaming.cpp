@@ -36,6 +36,8 @@ void attention_output(const float* q, const float* k, const float* v, OutputShap
   const std::size_t n = s.n, m = s.m, d = s.d, dv = s.dv;
   const float scale = 1.0f / std::sqrt(float(d));
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  ws.keys_t.resize(m * d);
+  kernels::transpose(k, d, ws.keys_t.data(), m, m, d);
   ws.scores.resize(kBlockRows * kBlockKeys);
   ws.acc.resize(kBlockRows * dv);
   ws.row_max.resize(kBlockRows);
@@ -53,7 +55,8 @@ void attention_output(const float* q, const float* k, const float* v, OutputShap
 
     for (std::size_t j0 = 0; j0 < key_end; j0 += kBlockKeys) {
       const std::size_t keys = std::min(kBlockKeys, key_end - j0);
-      kernels::matmul_abt(q + i0 * d, d, k + j0 * d, d, scores, kBlockKeys, rows, keys, d);
+      // S = Q_block · (Kᵀ)[:, j0 : j0 + keys]
+      kernels::matmul_ab(q + i0 * d, d, ws.keys_t.data() + j0, m, scores, kBlockKeys, rows, d, keys);
       for (std::size_t r = 0; r < rows; ++r) {
         float* row = scores + r * kBlockKeys;
         kernels::scale(row, scale, keys);

@@ -1,7 +1,7 @@
 #pragma once
 // Output-only attention at any length: FlashAttention-style online softmax over blocks of keys.
-// A running max and sum per query replace the n×m matrix, so the extra memory is
-// O(kBlockRows · (kBlockKeys + d_v)) floats whatever n and m are. With a causal mask the key
+// A running max and sum per query replace the n×m matrix, so the extra memory is Kᵀ (m·d
+// floats, packed once) plus O(kBlockRows · (kBlockKeys + d_v)) whatever n and m are. With a causal mask the key
 // blocks that lie wholly after a query block are never computed: about half the work.
 // The explaining path (attention.hpp) keeps every intermediate for the calculator; this one
 // returns Z = softmax(QKᵀ/√d + mask)·V alone, equal to it within float32 rounding.
@@ -16,6 +16,7 @@ inline constexpr std::size_t kBlockKeys = 64;  // keys per block: a 32×64 score
 // Scratch space the streaming path reuses between calls: after the first call of a size, a
 // call allocates nothing.
 struct StreamingWorkspace {
+  std::vector<float> keys_t;   // Kᵀ, d × m: packed once per call for the score products
   std::vector<float> scores;   // kBlockRows × kBlockKeys
   std::vector<float> acc;      // kBlockRows × d_v: the unnormalized output rows
   std::vector<float> row_max;  // running max per query of the block
