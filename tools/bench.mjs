@@ -171,7 +171,45 @@ async function main() {
     emscripten: execFileSync('emcc', ['--version']).toString().match(/\d+\.\d+\.\d+/)?.[0] ?? 'unknown',
   };
   const machine = { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length };
-  report({ peak, rows, versions, machine, quick: QUICK });
+  report({ peak, rows, versions, machine, quick: QUICK, native: nativePart() });
+}
+
+// The native half: tools/bench/native.cpp (built by tools/build.sh native, for this machine's
+// instruction set) and PyTorch, when Debian's python3-torch is installed.
+function nativePart() {
+  const args = QUICK ? ['--quick'] : [];
+  const run = (cmd, argv, env) => JSON.parse(execFileSync(cmd, argv, { env, maxBuffer: 1 << 24 }).toString());
+  let ours;
+  try {
+    ours = run(join(ROOT, 'build-native', 'attn_bench_native'), args);
+  } catch (error) {
+    console.log(`native: skipped (${error.message.split('\n')[0]}); run tools/build.sh native first`);
+    return null;
+  }
+  // OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE, set on some machines for older OpenBLAS builds, slow a
+  // current one: unset for this command only, and the BLAS actually loaded is recorded.
+  const env = { ...process.env };
+  delete env.OPENBLAS_CORETYPE;
+  delete env.OPENBLAS_L2_SIZE;
+  let torch;
+  try {
+    torch = run('/usr/bin/python3', [join(ROOT, 'tools', 'bench', 'torch_attention.py'), ...args], env);
+  } catch (error) {
+    torch = { skipped: error.message.split('\n')[0] };
+  }
+  console.log(`native (${ours.arch}, ${ours.lanes} lanes): measured FMA peak ${ours.peak.toFixed(1)} GFLOP/s`);
+  for (const r of ours.rows) {
+    const gflops = flops(r.n) / r.ms / 1e6;
+    r.gflops = gflops;
+    r.peakPercent = (100 * gflops) / ours.peak;
+    const pt = !r.causal && torch.rows?.find((t) => t.n === r.n);
+    if (pt) r.vsTorch = pt.ms / r.ms;
+    console.log(`n = ${String(r.n).padStart(4)}  attention-calc native${r.causal ? ', causal' : ''}`.padEnd(56) +
+      `${r.ms.toFixed(3).padStart(9)} ms  ${gflops.toFixed(1).padStart(6)} GFLOP/s  ${r.peakPercent.toFixed(0).padStart(3)} % of peak` +
+      (pt ? `   PyTorch ${pt.ms.toFixed(3)} ms (${(pt.ms / r.ms).toFixed(2)}×)` : ''));
+  }
+  if (torch.skipped) console.log(`PyTorch: skipped (${torch.skipped})`);
+  return { ours, torch };
 }
 
 function report(result) {
@@ -195,6 +233,25 @@ function report(result) {
     } else {
       goals.push(`| n = 64 per call vs onnxruntime-web | ≥ 1.5× | ${(ortD.ms / dense.ms).toFixed(2)}× (${(dense.ms * 1000).toFixed(0)} µs vs ${(ortD.ms * 1000).toFixed(0)} µs) |`);
     }
+  }
+  const native = result.native;
+  let nativeSection = 'The native part was skipped (build it with `tools/build.sh native`).';
+  if (native) {
+    const n1024 = native.ours.rows.find((r) => r.n === 1024 && !r.causal);
+    const torch = native.torch.skipped
+      ? `PyTorch: skipped (${native.torch.skipped}).`
+      : `PyTorch ${native.torch.torch} on ${native.torch.blas}, one thread (\`torch.set_num_threads(1)\`).`;
+    nativeSection = `Built for ${native.ours.arch} (${native.ours.lanes} float lanes) by \`tools/build.sh native\`
+(\`-march=native\`); measured FMA peak **${native.ours.peak.toFixed(1)} GFLOP/s**. ${torch}
+
+| goal | target | measured |
+|---|---|---|
+| native dense at n = 1024, % of the FMA peak | ≥ 60 % | ${n1024 ? `${n1024.peakPercent.toFixed(0)} %` : '—'} |
+| native dense vs PyTorch, n = 1024 | ≥ 1.3× | ${n1024?.vsTorch ? `${n1024.vsTorch.toFixed(2)}×` : 'skipped'} |
+
+| n | attention-calc native | ms | GFLOP/s | of peak | PyTorch ms | ratio |
+|---|---|---|---|---|---|---|
+${native.ours.rows.map((r) => `| ${r.n} | ${r.causal ? 'causal' : 'dense'} | ${r.ms.toFixed(3)} | ${r.gflops.toFixed(1)} | ${r.peakPercent.toFixed(0)} % | ${r.causal ? '' : (native.torch.rows?.find((t) => t.n === r.n)?.ms.toFixed(3) ?? '')} | ${r.vsTorch ? `${r.vsTorch.toFixed(2)}×` : ''} |`).join('\n')}`;
   }
   const table = rows.map((r) => (r.failed
     ? `| ${r.n} | ${r.name} | failed: ${r.failed.replace(/\|/g, '/')} | | | |`
@@ -224,6 +281,10 @@ Ratio: this project's wasm SIMD dense time divided by the row's time (below 1: s
 ${table.join('\n')}
 
 ![GFLOP/s against n](performance.svg)
+
+## Native
+
+${nativeSection}
 `;
   writeFileSync(join(docs, 'performance.md'), md);
   console.log('wrote docs/performance.md, docs/performance.svg, docs/performance.json');

@@ -2,7 +2,8 @@
 # Installs what a fresh Debian 12 machine lacks for building and testing attention-calc.
 # Idempotent: each step checks first, so a second run takes about a second.
 #   tools/bootstrap.sh            system packages, xsimd 13 + xtl, npm packages
-#   tools/bootstrap.sh --torch    also python3-torch (only to regenerate the test fixtures)
+#   tools/bootstrap.sh --torch    also python3-torch and OpenBLAS (to regenerate the test fixtures,
+#                                 and for the benchmark's native PyTorch baseline)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -18,7 +19,7 @@ log() { printf '[bootstrap] %s\n' "$*"; }
 
 # --- Debian packages -------------------------------------------------------
 packages=(emscripten doctest-dev cmake g++ make chromium wabt)
-((want_torch)) && packages+=(python3-torch python3-numpy)
+((want_torch)) && packages+=(python3-torch python3-numpy libopenblas0-pthread)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

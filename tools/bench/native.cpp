@@ -1,0 +1,68 @@
+// The native half of the benchmark (run by tools/bench.mjs): this machine's FMA peak, measured
+// with the same xsimd code as the kernels, and the streaming attention path, dense and causal,
+// one thread, d = 64. Prints one JSON object.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "kernels/peak.hpp"
+#include "kernels/simd.hpp"
+#include "streaming.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Median milliseconds per call: rounds of enough calls to last at least 50 ms.
+template <class F>
+double time_ms(F&& f) {
+  f();
+  std::size_t reps = 1;
+  for (;;) {
+    const auto t = Clock::now();
+    for (std::size_t r = 0; r < reps; ++r) f();
+    if (std::chrono::duration<double, std::milli>(Clock::now() - t).count() >= 50.0 || reps >= (1u << 16)) break;
+    reps *= 2;
+  }
+  std::vector<double> rounds;
+  for (int k = 0; k < 7; ++k) {
+    const auto t = Clock::now();
+    for (std::size_t r = 0; r < reps; ++r) f();
+    rounds.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count() / double(reps));
+  }
+  std::sort(rounds.begin(), rounds.end());
+  return rounds[rounds.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::string_view(argv[1]) == "--quick";
+  volatile float sink = 0.0f;  // keeps the peak loop's result alive
+  const std::size_t iterations = 20'000'000;
+  const double peak_ms = time_ms([&] { sink = sink + attn::kernels::peak_mul_add(iterations); });
+  const double peak = double(iterations * attn::kernels::kPeakChains * attn::kernels::kLanes * 2) / peak_ms / 1e6;
+
+  std::printf("{\"arch\": \"%s\", \"lanes\": %zu, \"peak\": %.3f, \"rows\": [", attn::kernels::arch_name(),
+              attn::kernels::kLanes, peak);
+  const std::size_t d = 64;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  bool first = true;
+  for (std::size_t n : {64, 256, 1024, 2048, 4096}) {
+    if (quick && n > 1024) break;
+    std::vector<float> q(n * d), k(n * d), v(n * d), out(n * d);
+    for (auto* x : {&q, &k, &v}) std::generate(x->begin(), x->end(), [&] { return uniform(rng); });
+    attn::StreamingWorkspace ws;
+    for (bool causal : {false, true}) {
+      const double ms = time_ms([&] { attn::attention_output(q.data(), k.data(), v.data(), {n, n, d, d}, causal, out.data(), ws); });
+      std::printf("%s{\"n\": %zu, \"causal\": %s, \"ms\": %.6f}", first ? "" : ", ", n, causal ? "true" : "false", ms);
+      first = false;
+    }
+  }
+  std::printf("]}\n");
+  return 0;
+}
