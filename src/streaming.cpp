@@ -36,8 +36,15 @@ void attention_output(const float* q, const float* k, const float* v, OutputShap
   const std::size_t n = s.n, m = s.m, d = s.d, dv = s.dv;
   const float scale = 1.0f / std::sqrt(float(d));
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-  ws.keys_t.resize(m * d);
-  kernels::transpose(k, d, ws.keys_t.data(), m, m, d);
+  // Kᵀ packed in panels of kBlockKeys columns, each d × kBlockKeys and contiguous. One Kᵀ with
+  // rows m floats apart would put the d rows a block reads 4 KiB apart (m = 1024), all in the
+  // same L1 set; panels keep them 256 bytes apart.
+  const std::size_t blocks = (m + kBlockKeys - 1) / kBlockKeys;
+  ws.keys_t.assign(blocks * d * kBlockKeys, 0.0f);
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const std::size_t keys = std::min(kBlockKeys, m - b * kBlockKeys);
+    kernels::transpose(k + b * kBlockKeys * d, d, ws.keys_t.data() + b * d * kBlockKeys, kBlockKeys, keys, d);
+  }
   ws.scores.resize(kBlockRows * kBlockKeys);
   ws.acc.resize(kBlockRows * dv);
   ws.row_max.resize(kBlockRows);
@@ -55,8 +62,9 @@ void attention_output(const float* q, const float* k, const float* v, OutputShap
 
     for (std::size_t j0 = 0; j0 < key_end; j0 += kBlockKeys) {
       const std::size_t keys = std::min(kBlockKeys, key_end - j0);
-      // S = Q_block · (Kᵀ)[:, j0 : j0 + keys]
-      kernels::matmul_ab(q + i0 * d, d, ws.keys_t.data() + j0, m, scores, kBlockKeys, rows, d, keys);
+      // S = Q_block · (Kᵀ)[:, j0 : j0 + keys], from the block's panel
+      const float* panel = ws.keys_t.data() + (j0 / kBlockKeys) * d * kBlockKeys;
+      kernels::matmul_ab(q + i0 * d, d, panel, kBlockKeys, scores, kBlockKeys, rows, d, keys);
       for (std::size_t r = 0; r < rows; ++r) {
         float* row = scores + r * kBlockKeys;
         kernels::scale(row, scale, keys);

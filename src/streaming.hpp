@@ -16,7 +16,7 @@ inline constexpr std::size_t kBlockKeys = 64;  // keys per block: a 32×64 score
 // Scratch space the streaming path reuses between calls: after the first call of a size, a
 // call allocates nothing.
 struct StreamingWorkspace {
-  std::vector<float> keys_t;   // Kᵀ, d × m: packed once per call for the score products
+  std::vector<float> keys_t;   // Kᵀ in panels of d × kBlockKeys: packed once per call
   std::vector<float> scores;   // kBlockRows × kBlockKeys
   std::vector<float> acc;      // kBlockRows × d_v: the unnormalized output rows
   std::vector<float> row_max;  // running max per query of the block
