@@ -25,6 +25,8 @@ export const STEPS = [
   { key: 'output', name: 'Output', tex: () => 'Z = AV', note: 'output: weighted values', rows: 'z', cols: '', get: (r) => r.output },
 ];
 
+let cellIds = 0; // ids for aria-describedby, unique in any one shadow root or page
+
 export class StepsView {
   /**
    * @param {(step: string, i: number, j: number) => void} onExplain
@@ -91,7 +93,7 @@ export class StepsView {
       const tr = h('tr', {}, h('th', { scope: 'row', text: `${step.rows}${sub(i + 1)}` }));
       for (let j = 0; j < cols; j++) {
         const name = step.key === 'rowSum' ? `Row sum row ${i + 1}` : `${step.name} row ${i + 1} column ${j + 1}`;
-        const value = h('span', { id: `${table.dataset.step}-${i}-${j}-${Math.random().toString(36).slice(2, 7)}` });
+        const value = h('span', { id: `value-${++cellIds}` });
         tr.append(h('td', {
           tabindex: i === 0 && j === 0 ? '0' : '-1',
           'aria-label': name,
