@@ -221,14 +221,26 @@ val prepare_output(double n, double m, double d, double dv) {
   });
 }
 
-val run_output(double n, double m, double d, double dv, bool causal) {
-  return guarded([&] {
-    OutputBuffers& b = output_buffers();
+// Returns true, or false with the message left for outputError(): the hot path builds no JS
+// object on success.
+std::string& output_error() {
+  static std::string message;
+  return message;
+}
+
+bool run_output(double n, double m, double d, double dv, bool causal) {
+  OutputBuffers& b = output_buffers();
+  try {
     attn::attention_output(b.q.data(), b.k.data(), b.v.data(), output_shape(n, m, d, dv), causal, b.out.data(),
                            b.workspace);
-    return val::object();
-  });
+    return true;
+  } catch (const std::exception& e) {
+    output_error() = e.what();
+    return false;
+  }
 }
+
+std::string last_output_error() { return output_error(); }
 
 // Bytes the allocator has handed out and not taken back: the heap-flatness tests read it.
 double heap_bytes_in_use() { return double(mallinfo().uordblks); }
@@ -250,6 +262,7 @@ EMSCRIPTEN_BINDINGS(attention_calc) {
   emscripten::function("convexHull", &convex_hull);
   emscripten::function("prepareOutput", &prepare_output);
   emscripten::function("runOutput", &run_output);
+  emscripten::function("outputError", &last_output_error);
   emscripten::function("heapBytesInUse", &heap_bytes_in_use);
   emscripten::function("arch", &arch);
   emscripten::function("peakMulAdd", &peak_mul_add);

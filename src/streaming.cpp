@@ -40,7 +40,7 @@ void attention_output(const float* q, const float* k, const float* v, OutputShap
   // rows m floats apart would put the d rows a block reads 4 KiB apart (m = 1024), all in the
   // same L1 set; panels keep them 256 bytes apart.
   const std::size_t blocks = (m + kBlockKeys - 1) / kBlockKeys;
-  ws.keys_t.assign(blocks * d * kBlockKeys, 0.0f);
+  ws.keys_t.resize(blocks * d * kBlockKeys);  // a short last panel's unused columns are never read
   for (std::size_t b = 0; b < blocks; ++b) {
     const std::size_t keys = std::min(kBlockKeys, m - b * kBlockKeys);
     kernels::transpose(k + b * kBlockKeys * d, d, ws.keys_t.data() + b * d * kBlockKeys, kBlockKeys, keys, d);

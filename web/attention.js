@@ -103,6 +103,8 @@ async function instantiate(variant, base) {
 /** The loaded core. Create it with loadAttention(). */
 class Attention {
   #core;
+  #outputShape = ''; // the sizes the core's attentionOutput buffers were last prepared for
+  #outputAt = null;  // their heap addresses
 
   constructor(core, simd) {
     this.#core = core;
@@ -192,13 +194,20 @@ class Attention {
         throw new Error(`${name} has ${count(array.length, 'value', 'values')} but ${name === 'q' ? 'n×d' : name === 'k' ? 'm×d' : 'm×dv'} = ${sizes[name]}`);
       }
     }
-    const at = unwrap(this.#core.prepareOutput(n, m, d, dv));
-    const heap = this.#core.HEAPF32; // after prepareOutput: the heap may have grown
+    toBoolean(causal, 'causal');
+    // The core's buffers only move when a new size makes them grow.
+    const shape = `${n} ${m} ${d} ${dv}`;
+    if (this.#outputShape !== shape) {
+      this.#outputAt = unwrap(this.#core.prepareOutput(n, m, d, dv));
+      this.#outputShape = shape;
+    }
+    const at = this.#outputAt;
+    const heap = this.#core.HEAPF32; // read after prepareOutput: the heap may have grown
     heap.set(q, at.q / 4);
     heap.set(k, at.k / 4);
     heap.set(v, at.v / 4);
-    unwrap(this.#core.runOutput(n, m, d, dv, toBoolean(causal, 'causal')));
-    return this.#core.HEAPF32.slice(at.out / 4, at.out / 4 + n * dv);
+    if (!this.#core.runOutput(n, m, d, dv, causal)) throw new Error(this.#core.outputError());
+    return heap.slice(at.out / 4, at.out / 4 + n * dv);
   }
 
   /** Weights of one multi-head attention layer: 4d² (+ 4d with biases), whatever the heads. */
