@@ -142,6 +142,23 @@ TEST_CASE("matmul_ab_add (the streaming P·V update) accumulates like its scalar
   }
 }
 
+TEST_CASE("transpose packs every element, and writes nothing past its rows") {
+  ATTN_SEEDED_RANDOM(rng, 5);
+  for (std::size_t rows : kRows) {
+    for (std::size_t cols : kDepths) {
+      CAPTURE(rows); CAPTURE(cols);
+      const Padded src(rng, rows, cols, 1);
+      const std::size_t ldd = rows + 3;
+      std::vector<float> dst(cols * ldd, kNaN);
+      attn::kernels::transpose(src.data, src.stride, dst.data(), ldd, rows, cols);
+      for (std::size_t j = 0; j < cols; ++j) {
+        for (std::size_t i = 0; i < rows; ++i) REQUIRE(dst[j * ldd + i] == src.data[i * src.stride + j]);
+        for (std::size_t i = rows; i < ldd; ++i) REQUIRE(std::isnan(dst[j * ldd + i]));
+      }
+    }
+  }
+}
+
 TEST_CASE("softmax kernels match their scalar references, with tails and masked entries") {
   ATTN_SEEDED_RANDOM(rng, 3);
   for (std::size_t n : kRows) {
