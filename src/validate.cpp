@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "error.hpp"
+#include "kernels/finite.hpp"
 #include "limits.hpp"
 
 namespace attn {
@@ -39,6 +40,7 @@ void validate_matrix(const char* name, const MatrixView& m) {
   }
   for (std::size_t i = 0; i < m.rows; ++i) {
     const float* r = m.row(i);
+    if (kernels::all_finite(r, m.cols)) continue;  // the common case, vectorized
     for (std::size_t j = 0; j < m.cols; ++j) {
       if (std::isnan(r[j])) throw Error("NaN at " + who + " " + position(i, j));
       if (std::isinf(r[j])) {

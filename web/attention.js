@@ -207,7 +207,8 @@ class Attention {
     heap.set(k, at.k / 4);
     heap.set(v, at.v / 4);
     if (!this.#core.runOutput(n, m, d, dv, causal)) throw new Error(this.#core.outputError());
-    return heap.slice(at.out / 4, at.out / 4 + n * dv);
+    // A fresh view: the run may have grown the heap (its workspace), detaching the old one.
+    return this.#core.HEAPF32.slice(at.out / 4, at.out / 4 + n * dv);
   }
 
   /** Weights of one multi-head attention layer: 4d² (+ 4d with biases), whatever the heads. */

@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/finite.hpp"
 #include "kernels/matmul.hpp"
 #include "kernels/softmax.hpp"
 #include "reference/matmul_ref.hpp"
@@ -139,6 +140,26 @@ TEST_CASE("matmul_ab_add (the streaming P·V update) accumulates like its scalar
             });
       }
     }
+  }
+}
+
+TEST_CASE("all_finite finds a NaN or an infinity anywhere, tails included") {
+  ATTN_SEEDED_RANDOM(rng, 6);
+  for (std::size_t n : kRows) {
+    CAPTURE(n);
+    const Padded x(rng, 1, n, 0);
+    std::vector<float> row(x.data, x.data + n);
+    CHECK(attn::kernels::all_finite(row.data(), n));
+    for (const float bad : {kNaN, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()}) {
+      for (std::size_t at : {std::size_t(0), n / 2, n - 1}) {
+        std::vector<float> broken = row;
+        broken[at] = bad;
+        CHECK_FALSE(attn::kernels::all_finite(broken.data(), n));
+      }
+    }
+    // Huge finite values stay finite: x·0 is 0 for them.
+    std::vector<float> huge(n, 3.4e38f);
+    CHECK(attn::kernels::all_finite(huge.data(), n));
   }
 }
 
