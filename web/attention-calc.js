@@ -127,7 +127,7 @@ export class AttentionCalcElement extends HTMLElement {
 
   get result() { return this.#calc?.result ?? null; }
 
-  get state() { return structuredClone(this.#calc?.state ?? this.#pending ?? this.#initialState()); }
+  get state() { return structuredClone(this.#calc?.state ?? this.#pending ?? this.#initialState({ report: false })); }
   set state(state) { this.#setState(state); }
 
   get hash() { return toHash(this.state); }
@@ -177,12 +177,13 @@ export class AttentionCalcElement extends HTMLElement {
     this.#resolveReady();
   }
 
-  // The state the attributes describe; on bad attributes, the worked example and an error.
-  #initialState() {
+  // The state the attributes describe; on bad attributes, the worked example (and, when
+  // starting, an error). Reading the state property before the start reports nothing.
+  #initialState({ report = true } = {}) {
     try {
       return stateFromAttributes(this.#matrixAttributes());
     } catch (error) {
-      this.#report(error.message);
+      if (report) this.#report(error.message);
       return defaultState();
     }
   }
