@@ -18,6 +18,7 @@
 #include "checks.hpp"
 #include "cost.hpp"
 #include "error.hpp"
+#include "fit.hpp"
 #include "kernels/peak.hpp"
 #include "kernels/simd.hpp"
 #include "multihead.hpp"
@@ -242,6 +243,17 @@ bool run_output(double n, double m, double d, double dv, bool causal) {
 
 std::string last_output_error() { return output_error(); }
 
+val fit_power_law(const val& args) {
+  return guarded([&] {
+    const attn::PowerLaw fit = attn::fit_power_law(emscripten::convertJSArrayToNumberVector<double>(args["x"]),
+                                                   emscripten::convertJSArrayToNumberVector<double>(args["y"]));
+    val out = val::object();
+    out.set("exponent", fit.exponent);
+    out.set("coefficient", fit.coefficient);
+    return out;
+  });
+}
+
 // Bytes the allocator has handed out and not taken back: the heap-flatness tests read it.
 double heap_bytes_in_use() { return double(mallinfo().uordblks); }
 
@@ -260,6 +272,7 @@ EMSCRIPTEN_BINDINGS(attention_calc) {
   emscripten::function("parameterCount", &parameter_count);
   emscripten::function("cost", &cost);
   emscripten::function("convexHull", &convex_hull);
+  emscripten::function("fitPowerLaw", &fit_power_law);
   emscripten::function("prepareOutput", &prepare_output);
   emscripten::function("runOutput", &run_output);
   emscripten::function("outputError", &last_output_error);

@@ -164,6 +164,11 @@ export interface Attention {
   cost(options: { n: number; m?: number; dModel: number; heads?: number }): Cost;
   /** Corners of the convex hull of 2-D points, as indices, counter-clockwise. */
   convexHull(points: MatrixInput): number[];
+  /**
+   * Least-squares fit of y ≈ coefficient·x^exponent on log-log axes (the cost lab's slope).
+   * Needs two or more points with different x; every value finite and > 0.
+   */
+  fitPowerLaw(points: { x: ArrayLike<number>; y: ArrayLike<number> }): { exponent: number; coefficient: number };
   /** Bytes allocated in the wasm heap right now (diagnostic; flat across calls). */
   heapBytesInUse(): number;
 }

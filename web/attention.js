@@ -236,6 +236,22 @@ class Attention {
   }
 
   /**
+   * Fits y ≈ c·x^k by least squares on log-log axes: { exponent: k, coefficient: c }. Needs two
+   * or more points with different x, every value finite and > 0.
+   */
+  fitPowerLaw({ x, y } = {}) {
+    const numbers = (value, name) => {
+      if (!Array.isArray(value) && !ArrayBuffer.isView(value)) throw new Error(`${name} must be an array of numbers (got ${describe(value)})`);
+      return Float64Array.from(value, (t, i) => {
+        if (typeof t !== 'number') throw new Error(`${name}[${i}] must be a number (got ${describe(t)})`);
+        return t;
+      });
+    };
+    const { exponent, coefficient } = unwrap(this.#core.fitPowerLaw({ x: numbers(x, 'x'), y: numbers(y, 'y') }));
+    return { exponent, coefficient };
+  }
+
+  /**
    * For benchmarks: runs `iterations` rounds of independent vector mul+add updates and
    * returns the FLOPs done (time it to get this build's peak GFLOP/s).
    */

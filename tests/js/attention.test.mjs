@@ -116,6 +116,17 @@ for (const build of BUILDS) {
       });
     });
 
+    it('fits the slope of a log-log plot, and refuses points it cannot fit', () => {
+      const x = [64, 128, 256, 512];
+      const fit = attn.fitPowerLaw({ x, y: x.map((n) => 2e-6 * n * n) });
+      assert.ok(Math.abs(fit.exponent - 2) < 1e-9, `exponent ${fit.exponent}`);
+      assert.ok(Math.abs(fit.coefficient / 2e-6 - 1) < 1e-9, `coefficient ${fit.coefficient}`);
+      assert.throws(() => attn.fitPowerLaw({ x: [1], y: [1] }), { message: 'a power-law fit needs at least two points' });
+      assert.throws(() => attn.fitPowerLaw({ x: [1, 2], y: [1, -1] }), { message: /finite values above 0 \(point 2\)/ });
+      assert.throws(() => attn.fitPowerLaw({ x: [1, 2], y: [1, '2'] }), { message: /y\[1\] must be a number/ });
+      assert.throws(() => attn.fitPowerLaw({ x: 5, y: [1] }), { message: /x must be an array of numbers/ });
+    });
+
     it('throws an Error that says what is wrong, for every kind of bad input', () => {
       const cases = [
         [{ q: [[1, 1]], k: [[1, 0, 0]], v: [[1]] }, 'K has 3 columns but Q has 2: queries and keys must have the same length d_k'],
