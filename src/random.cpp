@@ -4,6 +4,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "validate.hpp"
 
 namespace attn {
 
@@ -78,20 +79,9 @@ double log_polar(double x) {
   return double(e) * kLn2Hi + (2.0 * z * sum + double(e) * kLn2Lo);
 }
 
-namespace {
-
-void require_side(const char* name, std::size_t value) {
-  if (value < 1 || value > kMaxNormalSide) {
-    throw Error(std::string(name) + " must be from 1 to " + std::to_string(kMaxNormalSide) +
-                ", got " + std::to_string(value));
-  }
-}
-
-}  // namespace
-
 Matrix normal_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed, double sigma) {
-  require_side("rows", rows);
-  require_side("cols", cols);
+  validate_range("rows", rows, 1, kMaxNormalSide);
+  validate_range("cols", cols, 1, kMaxNormalSide);
   if (!std::isfinite(sigma) || !(sigma > 0.0)) {
     throw Error("std must be a finite number greater than 0, got " + std::to_string(sigma));
   }

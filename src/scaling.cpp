@@ -5,17 +5,11 @@
 
 #include "error.hpp"
 #include "random.hpp"
+#include "validate.hpp"
 
 namespace attn {
 
 namespace {
-
-void require_range(const char* name, std::size_t value, std::size_t lo, std::size_t hi) {
-  if (value < lo || value > hi) {
-    throw Error(std::string(name) + " must be a whole number from " + std::to_string(lo) +
-                " to " + std::to_string(hi) + ", got " + std::to_string(value));
-  }
-}
 
 SampleSummary summarize(const std::vector<double>& x, double half_range, std::size_t bins) {
   SampleSummary s;
@@ -35,10 +29,10 @@ SoftmaxRow softmax_row(const std::vector<double>& scores) {
 }  // namespace
 
 ScalingResult scaling_experiment(const ScalingOptions& options) {
-  require_range("dk", options.dk, 1, kMaxScalingDk);
-  require_range("pairs", options.pairs, 1, kMaxScalingPairs);
-  require_range("bins", options.bins, 1, kMaxScalingBins);
-  require_range("row", options.row, 2, kMaxScalingRow);
+  validate_range("dk", options.dk, 1, kMaxScalingDk);
+  validate_range("pairs", options.pairs, 1, kMaxScalingPairs);
+  validate_range("bins", options.bins, 1, kMaxScalingBins);
+  validate_range("row", options.row, 2, kMaxScalingRow);
   if (options.pairs < options.row) {
     throw Error("row needs " + std::to_string(options.row) + " scores but pairs is " +
                 std::to_string(options.pairs) + ": take at least as many pairs as the row has scores");

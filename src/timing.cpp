@@ -7,17 +7,11 @@
 #include "error.hpp"
 #include "limits.hpp"
 #include "random.hpp"
+#include "validate.hpp"
 
 namespace attn {
 
 namespace {
-
-void require_range(const char* name, std::size_t value, std::size_t hi) {
-  if (value < 1 || value > hi) {
-    throw Error(std::string(name) + " must be a whole number from 1 to " + std::to_string(hi) +
-                ", got " + std::to_string(value));
-  }
-}
 
 Matrix normals(std::size_t rows, std::size_t cols, Rng& rng) {
   Matrix m(rows, cols);
@@ -28,9 +22,9 @@ Matrix normals(std::size_t rows, std::size_t cols, Rng& rng) {
 }  // namespace
 
 TimingResult time_attention(const TimingOptions& options) {
-  require_range("n", options.n, kMaxTimingN);
-  require_range("d", options.d, limits::kMaxCols);
-  require_range("repeats", options.repeats, kMaxTimingRepeats);
+  validate_range("n", options.n, 1, kMaxTimingN);
+  validate_range("d", options.d, 1, limits::kMaxCols);
+  validate_range("repeats", options.repeats, 1, kMaxTimingRepeats);
   Rng rng(options.seed);
   const Matrix q = normals(options.n, options.d, rng);
   const Matrix k = normals(options.n, options.d, rng);
