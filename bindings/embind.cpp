@@ -16,19 +16,27 @@
 
 #include "attention.hpp"
 #include "checks.hpp"
+#include "construct.hpp"
 #include "cost.hpp"
 #include "error.hpp"
 #include "fit.hpp"
 #include "kernels/peak.hpp"
 #include "kernels/simd.hpp"
 #include "multihead.hpp"
+#include "random.hpp"
+#include "scaling.hpp"
+#include "statistics.hpp"
 #include "streaming.hpp"
+#include "timing.hpp"
 
 using emscripten::val;
 
 namespace {
 
 std::size_t size_arg(const val& args, const char* key) { return args[key].as<std::size_t>(); }
+
+// A seed: attention.js passes a whole number from 0 to 2⁵³ − 1, exact in a double.
+std::uint64_t seed_arg(const val& args) { return std::uint64_t(args["seed"].as<double>()); }
 
 attn::Matrix matrix_arg(const val& args, const char* data, const char* rows, const char* cols) {
   return attn::Matrix(size_arg(args, rows), size_arg(args, cols),
@@ -61,6 +69,12 @@ val uint8_array(const std::vector<std::uint8_t>& v) {
 
 val float64_array(const std::vector<double>& v) {
   return val::global("Float64Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
+val strings(const std::vector<std::string>& items) {
+  val out = val::array();
+  for (const std::string& item : items) out.call<void>("push", item);
+  return out;
 }
 
 val index_array(const std::vector<std::size_t>& indices) {
@@ -122,6 +136,7 @@ val attention(val args) {
     checks.set("outputInHull", uint8_array(c.output_in_hull));
     checks.set("hull", index_array(c.hull));
     checks.set("hullExact", c.hull_exact);
+    checks.set("float64MaxAbsDiff", attn::float64_max_abs_diff(r, q, k, v, options));
     out.set("checks", checks);
     return out;
   });
@@ -173,6 +188,118 @@ val cost(double n, double m, double d_model, double heads) {
     out.set("valueFlops", double(c.value_flops));
     out.set("outputFlops", double(c.output_flops));
     out.set("attentionBytes", double(c.attention_bytes));
+    out.set("crossoverN", double(attn::crossover_n(std::uint64_t(d_model))));
+    out.set("dominant", std::string(attn::to_string(c.dominant)));
+    return out;
+  });
+}
+
+// args: { rows, cols, seed, std } → { data: Float32Array (rows×cols) }
+val normal_matrix(val args) {
+  return guarded([&] {
+    const attn::Matrix m = attn::normal_matrix(size_arg(args, "rows"), size_arg(args, "cols"),
+                                               seed_arg(args),
+                                               args["std"].as<double>());
+    val out = val::object();
+    out.set("data", float32_array(m.data));
+    return out;
+  });
+}
+
+// args: { weights: Float64Array } → { value }
+val entropy(val args) {
+  return guarded([&] {
+    const auto p = emscripten::convertJSArrayToNumberVector<double>(args["weights"]);
+    val out = val::object();
+    out.set("value", attn::entropy(p.data(), p.size()));
+    return out;
+  });
+}
+
+val histogram_result(const attn::Histogram& h) {
+  val out = val::object();
+  out.set("lo", h.lo);
+  out.set("hi", h.hi);
+  const std::vector<double> counts(h.counts.begin(), h.counts.end());
+  out.set("counts", float64_array(counts));
+  out.set("below", double(h.below));
+  out.set("above", double(h.above));
+  return out;
+}
+
+val sample_result(const attn::SampleSummary& s) {
+  val out = val::object();
+  out.set("mean", s.mean);
+  out.set("std", s.std);
+  out.set("histogram", histogram_result(s.histogram));
+  return out;
+}
+
+val softmax_row_result(const attn::SoftmaxRow& r) {
+  val out = val::object();
+  out.set("weights", float64_array(r.weights));
+  out.set("entropy", r.entropy);
+  return out;
+}
+
+// args: { dk, pairs, seed, bins, row }
+val scaling_experiment(val args) {
+  return guarded([&] {
+    attn::ScalingOptions o;
+    o.dk = size_arg(args, "dk");
+    o.pairs = size_arg(args, "pairs");
+    o.seed = seed_arg(args);
+    o.bins = size_arg(args, "bins");
+    o.row = size_arg(args, "row");
+    const attn::ScalingResult r = attn::scaling_experiment(o);
+    val softmax = val::object();
+    softmax.set("scores", float64_array(r.scores));
+    softmax.set("unscaled", softmax_row_result(r.softmax_unscaled));
+    softmax.set("scaled", softmax_row_result(r.softmax_scaled));
+    softmax.set("maxEntropy", r.max_entropy);
+    val out = val::object();
+    out.set("expectedStd", r.expected_std);
+    out.set("unscaled", sample_result(r.unscaled));
+    out.set("scaled", sample_result(r.scaled));
+    out.set("softmax", softmax);
+    return out;
+  });
+}
+
+// args: { kind, sentence }
+val constructed_head(val args) {
+  return guarded([&] {
+    const attn::ConstructedHead h = attn::constructed_head(
+        attn::head_kind_from_string(args["kind"].as<std::string>()), args["sentence"].as<std::string>());
+    val expected = val::array();
+    for (const auto& keys : h.expected) expected.call<void>("push", index_array(keys));
+    val out = val::object();
+    out.set("tokens", strings(h.tokens));
+    out.set("features", strings(h.features));
+    out.set("n", double(h.x.rows));
+    out.set("d", double(h.x.cols));
+    out.set("x", float32_array(h.x.data));
+    out.set("wq", float32_array(h.wq.data));
+    out.set("wk", float32_array(h.wk.data));
+    out.set("strength", h.strength);
+    out.set("expected", expected);
+    return out;
+  });
+}
+
+// args: { n, d, repeats, seed }
+val time_attention(val args) {
+  return guarded([&] {
+    attn::TimingOptions o;
+    o.n = size_arg(args, "n");
+    o.d = size_arg(args, "d");
+    o.repeats = size_arg(args, "repeats");
+    o.seed = seed_arg(args);
+    const attn::TimingResult r = attn::time_attention(o);
+    val out = val::object();
+    out.set("seconds", r.seconds);
+    out.set("iterations", double(r.iterations));
+    out.set("attentionBytes", r.attention_bytes);
     return out;
   });
 }
@@ -273,6 +400,11 @@ EMSCRIPTEN_BINDINGS(attention_calc) {
   emscripten::function("cost", &cost);
   emscripten::function("convexHull", &convex_hull);
   emscripten::function("fitPowerLaw", &fit_power_law);
+  emscripten::function("normalMatrix", &normal_matrix);
+  emscripten::function("entropy", &entropy);
+  emscripten::function("scalingExperiment", &scaling_experiment);
+  emscripten::function("constructedHead", &constructed_head);
+  emscripten::function("timeAttention", &time_attention);
   emscripten::function("prepareOutput", &prepare_output);
   emscripten::function("runOutput", &run_output);
   emscripten::function("outputError", &last_output_error);

@@ -6,6 +6,8 @@
 #include <limits>
 #include <numeric>
 
+#include "reference/attention_ref.hpp"
+
 namespace attn {
 
 namespace {
@@ -182,6 +184,23 @@ AttentionChecks check_attention(const AttentionResult& r, const MatrixView& v) {
     }
   }
   return c;
+}
+
+double float64_max_abs_diff(const AttentionResult& result, const MatrixView& q,
+                            const MatrixView& k, const MatrixView& v,
+                            const AttentionOptions& options) {
+  const double scale = options.pitfalls.scale ? double(*options.pitfalls.scale)
+                                              : 1.0 / std::sqrt(double(q.cols));
+  const reference::AttentionRef ref = reference::attention_ref(
+      q, k, v, result.hidden, scale, options.pitfalls.mask_after_softmax);
+  double worst = 0.0;
+  for (std::size_t i = 0; i < ref.weights.size(); ++i) {
+    worst = std::max(worst, std::fabs(double(result.weights.data[i]) - ref.weights[i]));
+  }
+  for (std::size_t i = 0; i < ref.output.size(); ++i) {
+    worst = std::max(worst, std::fabs(double(result.output.data[i]) - ref.output[i]));
+  }
+  return worst;
 }
 
 }  // namespace attn

@@ -28,6 +28,15 @@ std::uint64_t parameter_count(std::uint64_t d_model, std::uint64_t heads, bool b
   return bias ? weights + mul(4, d_model) : weights;
 }
 
+const char* to_string(Dominant dominant) {
+  return dominant == Dominant::attention ? "attention" : "projections";
+}
+
+std::uint64_t crossover_n(std::uint64_t d_model) {
+  require_d_model(d_model);
+  return mul(2, d_model);
+}
+
 Cost cost(std::uint64_t n, std::uint64_t m, std::uint64_t d_model, std::uint64_t heads) {
   require_d_model(d_model);
   if (n == 0 || m == 0) throw Error("n and m must be at least 1");
@@ -39,6 +48,10 @@ Cost cost(std::uint64_t n, std::uint64_t m, std::uint64_t d_model, std::uint64_t
   c.value_flops = c.score_flops;
   c.output_flops = mul(2, mul(n, d2));
   c.attention_bytes = mul(4, mul(heads, mul(n, m)));
+  // Each side is at most twice a checked product; compare halves so the sums cannot wrap.
+  const std::uint64_t attention = c.score_flops / 2 + c.value_flops / 2;
+  const std::uint64_t projections = c.projection_flops / 2 + c.output_flops / 2;
+  c.dominant = attention > projections ? Dominant::attention : Dominant::projections;
   return c;
 }
 

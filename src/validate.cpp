@@ -66,6 +66,13 @@ void validate_bias(const char* name, const float* bias, std::size_t entries, std
   }
 }
 
+void validate_range(const char* name, std::size_t value, std::size_t lo, std::size_t hi) {
+  if (value < lo || value > hi) {
+    throw Error(std::string(name) + " must be a whole number from " + std::to_string(lo) +
+                " to " + std::to_string(hi) + ", got " + std::to_string(value));
+  }
+}
+
 void validate_heads(std::uint64_t d_model, std::uint64_t heads) {
   if (heads == 0) throw Error("heads must be at least 1");
   if (heads > limits::kMaxHeads) {

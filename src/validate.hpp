@@ -22,6 +22,9 @@ void validate_matrix(const char* name, const MatrixView& m);
 // A bias vector: empty (no bias) or exactly `size` finite entries.
 void validate_bias(const char* name, const float* bias, std::size_t entries, std::size_t size);
 
+// lo <= value <= hi, else "<name> must be a whole number from <lo> to <hi>, got <value>".
+void validate_range(const char* name, std::size_t value, std::size_t lo, std::size_t hi);
+
 // heads >= 1, heads <= limits::kMaxHeads, and d_model divisible by heads.
 void validate_heads(std::uint64_t d_model, std::uint64_t heads);
 

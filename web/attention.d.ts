@@ -85,6 +85,14 @@ export interface AttentionChecks {
   hullExact: boolean;
   /** Indices of the value vectors on the hull, counter-clockwise, when d_v = 2; else []. */
   hull: number[];
+  /**
+   * The "verified" badge: the largest |float32 − float64| over every entry of `weights` and
+   * `output`, where the float64 side evaluates the same inputs in double precision with the same
+   * options: the same mask, and the same pitfall `scale` and `maskAfterSoftmax` (a pitfall is
+   * compared with itself, so this measures rounding only). The default scale is 1/√d_k in double.
+   * Fully masked rows are 0 on both sides. Typically below 1e-7 for the calculator's sizes.
+   */
+  float64MaxAbsDiff: number;
 }
 
 export interface SingleHeadResult extends AttentionResult {
@@ -138,6 +146,109 @@ export interface Cost {
   outputFlops: number;
   /** The h attention matrices in float32: 4·h·n·m. */
   attentionBytes: number;
+  /**
+   * Self-attention length where the attention products overtake the projections: 2·dModel.
+   * With m = n, scores + A·V cost 4n²d and the projections + W_O cost 8nd², equal at n = 2d.
+   */
+  crossoverN: number;
+  /**
+   * The larger side at these sizes: 'attention' when scoreFlops + valueFlops exceed
+   * projectionFlops + outputFlops, else 'projections' (a tie counts as projections).
+   */
+  dominant: 'attention' | 'projections';
+}
+
+export interface Histogram {
+  /** The range [lo, hi], split into counts.length equal bins; hi belongs to the last bin. */
+  lo: number;
+  hi: number;
+  counts: number[];
+  /** Values below lo and above hi, in no bin. below + above + Σ counts = the number of values. */
+  below: number;
+  above: number;
+}
+
+export interface SampleSummary {
+  mean: number;
+  /** Population standard deviation (divides by N, like NumPy's np.std). */
+  std: number;
+  histogram: Histogram;
+}
+
+export interface SoftmaxRow {
+  weights: number[];
+  /** In nats. */
+  entropy: number;
+}
+
+export interface ScalingExperimentOptions {
+  /** Length of q and k, 1 to 1024. */
+  dk: number;
+  /** Pairs (q, k) sampled, 1 to 100000, at least `row`. Default 10000. */
+  pairs?: number;
+  /** Seed of the core's generator, a whole number ≥ 0. Default 0. */
+  seed?: number;
+  /** Histogram bins, 1 to 200. Default 40. */
+  bins?: number;
+  /** Scores in the softmax row, 2 to 256. Default 64. */
+  row?: number;
+}
+
+export interface ScalingExperimentResult {
+  dk: number;
+  pairs: number;
+  seed: number;
+  /** √dk: the standard deviation of s = q·k for standard-normal q, k. */
+  expectedStd: number;
+  /** s = q·k; histogram over ±4·√dk. */
+  unscaled: SampleSummary;
+  /** s/√dk; histogram over ±4. */
+  scaled: SampleSummary;
+  softmax: {
+    /** The first `row` unscaled dot products. */
+    scores: number[];
+    /** softmax(scores). Nearly one-hot at large dk (entropy near 0). */
+    unscaled: SoftmaxRow;
+    /** softmax(scores/√dk). */
+    scaled: SoftmaxRow;
+    /** ln(row): the entropy of a uniform row, the upper bound. */
+    maxEntropy: number;
+  };
+}
+
+export type HeadKind = 'previous-token' | 'first-token' | 'same-token';
+
+export interface ConstructedHead {
+  /** The sentence split on whitespace, as written. */
+  tokens: string[];
+  /** Column names of x: "pos 1" … "pos n", then each distinct lower-cased token once. */
+  features: string[];
+  /** n×d features: one-hot position, then one-hot token ("The" and "the" are one token). */
+  x: Rows;
+  /** d×d, constructed (not learned), entries 0 or `strength`; q = x·W_Q. */
+  wq: Rows;
+  /** d×d, k = x·W_K. */
+  wk: Rows;
+  /** 6: q·k = 36 for an intended key, 0 otherwise, before the 1/√d scaling. */
+  strength: number;
+  /**
+   * Per query, the key indices (0-based) the head is meant to attend to: the previous token
+   * (token 1: itself), token 1, or every earlier occurrence of the same word and itself.
+   * With h = 1, W_V = W_O = identity and a causal mask, each query's largest weight is on one of them.
+   */
+  expected: number[][];
+}
+
+export interface TimingResult {
+  /**
+   * Seconds per call of the explaining attention path (attention(), n×n matrices materialised):
+   * the fastest of `repeats` runs, each run `iterations` back-to-back calls.
+   */
+  seconds: number;
+  /** One n×n float32 attention matrix: 4·n². */
+  attentionBytes: number;
+  /** Calls per timed run: as many as make a run last ≥ 1 ms (1 for large n). */
+  iterations: number;
 }
 
 export interface Attention {
@@ -169,6 +280,30 @@ export interface Attention {
    * Needs two or more points with different x; every value finite and > 0.
    */
   fitPowerLaw(points: { x: ArrayLike<number>; y: ArrayLike<number> }): { exponent: number; coefficient: number };
+  /**
+   * rows×cols numbers from N(0, std²), seeded (xoshiro256** and the polar method in the core):
+   * the same numbers for a seed in every browser and build, rounded to float32.
+   * rows, cols 1 to 256; seed a whole number ≥ 0 (default 0); std finite and > 0 (default 1).
+   */
+  normalMatrix(options: { rows: number; cols: number; seed?: number; std?: number }): Rows;
+  /**
+   * Entropy in nats of a probability vector (0·ln 0 = 0): 0 for one-hot, ln(n) for uniform.
+   * Entries ≥ 0 summing to 1 within 1e-5, else an Error.
+   */
+  entropy(weights: ArrayLike<number>): number;
+  /** The lesson's √d_k experiment, sampled in the core. */
+  scalingExperiment(options: ScalingExperimentOptions): ScalingExperimentResult;
+  /**
+   * The "construct a head" lab. sentence: split on whitespace, 1 to 16 tokens; default
+   * "The cat sat on the mat because it was tired".
+   */
+  constructedHead(options: { kind: HeadKind; sentence?: string }): ConstructedHead;
+  /**
+   * Times the explaining path on seeded random n×d inputs (steady_clock, in the core). Blocks
+   * while it runs. n 1 to 2048; d 1 to 4096 (default 64); repeats 1 to 1000 (default 1);
+   * seed ≥ 0 (default 0). Never a pass/fail: the learner's machine decides.
+   */
+  timeAttention(options: { n: number; d?: number; repeats?: number; seed?: number }): TimingResult;
   /** Bytes allocated in the wasm heap right now (diagnostic; flat across calls). */
   heapBytesInUse(): number;
 }

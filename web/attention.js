@@ -18,6 +18,9 @@ const SIMD_PROBE = new Uint8Array([
 ]);
 
 const FLOAT32_MAX = 3.4028234663852886e38;
+const MAX_NORMAL_SIDE = 256;
+const HEAD_KINDS = ['previous-token', 'first-token', 'same-token'];
+const DEFAULT_SENTENCE = 'The cat sat on the mat because it was tired';
 const IS_NODE = typeof process === 'object' && typeof process.versions?.node === 'string';
 
 /** True when this engine validates WebAssembly SIMD (v128) code. */
@@ -140,6 +143,7 @@ class Attention {
       outputInHull: Array.from(raw.checks.outputInHull, Boolean),
       hull: raw.checks.hull,
       hullExact: raw.checks.hullExact,
+      float64MaxAbsDiff: raw.checks.float64MaxAbsDiff,
     };
     return result;
   }
@@ -218,12 +222,132 @@ class Attention {
     ).value;
   }
 
-  /** FLOPs of each product and bytes of the attention matrices; m defaults to n. */
+  /**
+   * FLOPs of each product and bytes of the attention matrices; m defaults to n. Also the
+   * self-attention length where the attention products overtake the projections (crossoverN =
+   * 2·dModel) and which side dominates at these sizes ('projections' on a tie).
+   */
   cost({ n, m = n, dModel, heads = 1 } = {}) {
-    const { projectionFlops, scoreFlops, valueFlops, outputFlops, attentionBytes } = unwrap(
+    const { projectionFlops, scoreFlops, valueFlops, outputFlops, attentionBytes, crossoverN, dominant } = unwrap(
       this.#core.cost(toCount(n, 'n'), toCount(m, 'm'), toCount(dModel, 'dModel'), toCount(heads, 'heads')),
     );
-    return { projectionFlops, scoreFlops, valueFlops, outputFlops, attentionBytes };
+    return { projectionFlops, scoreFlops, valueFlops, outputFlops, attentionBytes, crossoverN, dominant };
+  }
+
+  /**
+   * A rows×cols matrix of normal numbers with mean 0 and standard deviation `std`, from a seeded
+   * generator in the core (xoshiro256**, polar method): the same numbers for a seed in every
+   * browser and build. Entries are rounded to float32, as the core uses them.
+   * @param {{ rows: number, cols: number, seed?: number, std?: number }} options
+   *   rows, cols: 1 to 256; seed: a whole number ≥ 0 (default 0); std: finite, > 0 (default 1).
+   * @returns {number[][]}
+   */
+  normalMatrix({ rows, cols, seed = 0, std = 1 } = {}) {
+    toRange(rows, 'rows', 1, MAX_NORMAL_SIDE);
+    toRange(cols, 'cols', 1, MAX_NORMAL_SIDE);
+    const raw = unwrap(this.#core.normalMatrix({ rows, cols, seed: toSeed(seed), std: toPositive(std, 'std') }));
+    return toRows(raw.data, rows, cols);
+  }
+
+  /**
+   * Entropy in nats of a probability vector, −Σ p ln p with 0·ln 0 = 0: 0 for one-hot, ln(n) for
+   * uniform. The entries must be ≥ 0 and sum to 1 within 1e-5 (a row of attention weights does).
+   * @param {ArrayLike<number>} weights
+   * @returns {number}
+   */
+  entropy(weights) {
+    if (!Array.isArray(weights) && !ArrayBuffer.isView(weights)) {
+      throw new Error(`weights must be an array of numbers (got ${describe(weights)})`);
+    }
+    if (weights.length === 0) throw new Error('weights must have at least one entry');
+    const p = Float64Array.from(weights, (x, j) => {
+      if (typeof x !== 'number' || !Number.isFinite(x)) throw new Error(`weights entry ${j + 1} is not a finite number (got ${describe(x)})`);
+      return x;
+    });
+    return unwrap(this.#core.entropy({ weights: p })).value;
+  }
+
+  /**
+   * The lesson's √d_k experiment, sampled in the core: `pairs` pairs of standard-normal vectors
+   * q, k of length dk, their dot products s = q·k before and after dividing by √dk (mean,
+   * population std, histogram over ±4·√dk and ±4), and the softmax of the first `row` of them with
+   * and without the scaling, with entropies in nats. See attention.d.ts for the result.
+   * @param {{ dk: number, pairs?: number, seed?: number, bins?: number, row?: number }} options
+   *   dk 1–1024; pairs 1–100000 (default 10000, at least `row`); seed ≥ 0 (default 0);
+   *   bins 1–200 (default 40); row 2–256 (default 64).
+   */
+  scalingExperiment({ dk, pairs = 10000, seed = 0, bins = 40, row = 64 } = {}) {
+    const options = {
+      dk: toRange(dk, 'dk', 1, 1024),
+      pairs: toRange(pairs, 'pairs', 1, 100000),
+      seed: toSeed(seed),
+      bins: toRange(bins, 'bins', 1, 200),
+      row: toRange(row, 'row', 2, 256),
+    };
+    if (pairs < row) throw new Error(`row needs ${row} scores but pairs is ${pairs}: take at least as many pairs as the row has scores`);
+    const raw = unwrap(this.#core.scalingExperiment(options));
+    const sample = ({ mean, std, histogram: h }) => ({
+      mean, std,
+      histogram: { lo: h.lo, hi: h.hi, counts: Array.from(h.counts), below: h.below, above: h.above },
+    });
+    const softmaxRow = ({ weights, entropy }) => ({ weights: Array.from(weights), entropy });
+    return {
+      dk: options.dk, pairs: options.pairs, seed: options.seed,
+      expectedStd: raw.expectedStd,
+      unscaled: sample(raw.unscaled),
+      scaled: sample(raw.scaled),
+      softmax: {
+        scores: Array.from(raw.softmax.scores),
+        unscaled: softmaxRow(raw.softmax.unscaled),
+        scaled: softmaxRow(raw.softmax.scaled),
+        maxEntropy: raw.softmax.maxEntropy,
+      },
+    };
+  }
+
+  /**
+   * "Construct a head": the sentence's tokens as features (one-hot position, then one-hot
+   * lower-cased token), and constructed (not learned) W_Q, W_K for a previous-token,
+   * first-token ("attention sink") or same-token head, to use with a causal mask.
+   * @param {{ kind: 'previous-token' | 'first-token' | 'same-token', sentence?: string }} options
+   *   sentence: split on whitespace, 1 to 16 tokens; default "The cat sat on the mat because it was tired".
+   */
+  constructedHead({ kind, sentence = DEFAULT_SENTENCE } = {}) {
+    if (!HEAD_KINDS.includes(kind)) {
+      throw new Error(`kind must be 'previous-token', 'first-token' or 'same-token' (got ${describe(kind)})`);
+    }
+    if (typeof sentence !== 'string') throw new Error(`sentence must be a string (got ${describe(sentence)})`);
+    const raw = unwrap(this.#core.constructedHead({ kind, sentence }));
+    const { n, d } = raw;
+    return {
+      tokens: raw.tokens,
+      features: raw.features,
+      x: toRows(raw.x, n, d),
+      wq: toRows(raw.wq, d, d),
+      wk: toRows(raw.wk, d, d),
+      strength: raw.strength,
+      expected: raw.expected,
+    };
+  }
+
+  /**
+   * Times the explaining attention path (every n×n matrix materialised) in the core on seeded
+   * random n×d inputs, with std::chrono::steady_clock. seconds is per call: the fastest of
+   * `repeats` runs, each run as many back-to-back calls (iterations) as last ≥ 1 ms, so a coarse
+   * browser clock still gives a positive time. attentionBytes: one n×n float32 matrix, 4·n².
+   * Blocks the thread while it runs; call it from a Worker or between frames.
+   * @param {{ n: number, d?: number, repeats?: number, seed?: number }} options
+   *   n 1–2048; d 1–4096 (default 64); repeats 1–1000 (default 1); seed ≥ 0 (default 0).
+   * @returns {{ seconds: number, attentionBytes: number, iterations: number }}
+   */
+  timeAttention({ n, d = 64, repeats = 1, seed = 0 } = {}) {
+    const { seconds, attentionBytes, iterations } = unwrap(this.#core.timeAttention({
+      n: toRange(n, 'n', 1, 2048),
+      d: toRange(d, 'd', 1, 4096),
+      repeats: toRange(repeats, 'repeats', 1, 1000),
+      seed: toSeed(seed),
+    }));
+    return { seconds, attentionBytes, iterations };
   }
 
   /**
@@ -367,6 +491,25 @@ function toCount(value, name) {
   return value;
 }
 
+function toRange(value, name, lo, hi) {
+  if (!Number.isInteger(value) || value < lo || value > hi) {
+    throw new Error(`${name} must be a whole number from ${lo} to ${hi} (got ${describe(value)})`);
+  }
+  return value;
+}
+
+function toSeed(value) {
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`seed must be a whole number ≥ 0 (got ${describe(value)})`);
+  return value;
+}
+
+function toPositive(value, name) {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new Error(`${name} must be a finite number greater than 0 (got ${describe(value)})`);
+  }
+  return value;
+}
+
 function toBoolean(value, name) {
   if (typeof value !== 'boolean') throw new Error(`${name} must be true or false (got ${describe(value)})`);
   return value;
@@ -374,10 +517,7 @@ function toBoolean(value, name) {
 
 function toScale(value) {
   if (value === undefined || value === null) return NaN; // the core's default, 1/√d_k
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new Error(`scale must be a finite number greater than 0 (got ${describe(value)})`);
-  }
-  return value;
+  return toPositive(value, 'scale');
 }
 
 function toFlag(x, where) {

@@ -113,6 +113,8 @@ for (const build of BUILDS) {
         valueFlops: 2 * 1024 * 1024 * 768,
         outputFlops: 2 * 1024 * 768 * 768,
         attentionBytes: 4 * 12 * 1024 * 1024,
+        crossoverN: 1536,
+        dominant: 'projections',
       });
     });
 

@@ -3,9 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "checks.hpp"
+#include "reference/attention_ref.hpp"
+#include "support/fixtures.hpp"
 #include "support/seed.hpp"
 
 using attn::Matrix;
@@ -117,4 +121,80 @@ TEST_CASE("the hull check is exact for d_v = 3 in the mask-after-softmax pitfall
   o.pitfalls.mask_after_softmax = false;
   const auto ok = attn::check_attention(attn::attention(q, k, v, o), v);
   CHECK(ok.output_in_hull == std::vector<std::uint8_t>{1, 1, 1});
+}
+
+namespace {
+
+double badge(const Matrix& q, const Matrix& k, const Matrix& v, const attn::AttentionOptions& o) {
+  return attn::float64_max_abs_diff(attn::attention(q, k, v, o), q, k, v, o);
+}
+
+}  // namespace
+
+TEST_CASE("verified badge: float32 core vs float64 is tiny on the worked example") {
+  const auto spec = testsupport::read_json_file(testsupport::fixture_path("worked-example.json"));
+  const Matrix q = testsupport::matrix_from_json(spec["Q"]), k = testsupport::matrix_from_json(spec["K"]);
+  for (const char* values : {"V", "exercise_V"}) {
+    const Matrix v = testsupport::matrix_from_json(spec[values]);
+    for (const attn::Mask& mask : {attn::Mask::none(), attn::Mask::causal()}) {
+      attn::AttentionOptions o;
+      o.mask = mask;
+      const double diff = badge(q, k, v, o);
+      CAPTURE(values);
+      MESSAGE("worked example (" << values << ", " << attn::to_string(mask.kind)
+                                 << "): float64 max abs diff " << diff);
+      CHECK(diff < 1e-6);
+    }
+  }
+}
+
+TEST_CASE("verified badge: tiny on random inputs, masks included") {
+  ATTN_SEEDED_RANDOM(rng, 47);
+  double worst = 0.0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::size_t n = 1 + rng.index(40), m = 1 + rng.index(40), d = 1 + rng.index(64),
+                      dv = 1 + rng.index(16);
+    CAPTURE(trial); CAPTURE(n); CAPTURE(m); CAPTURE(d);
+    const Matrix q = rng.matrix(n, d, -2, 2), k = rng.matrix(m, d, -2, 2), v = rng.matrix(m, dv, -3, 3);
+    attn::AttentionOptions o;
+    if (trial % 3 == 1 && n == m) o.mask = attn::Mask::causal();
+    const double diff = badge(q, k, v, o);
+    worst = std::max(worst, diff);
+    CHECK(diff < 1e-6);
+  }
+  MESSAGE("random inputs: worst float64 max abs diff " << worst);
+}
+
+TEST_CASE("verified badge: fully masked rows add 0, in both mask modes") {
+  const Matrix q{{1, 2}, {3, 4}}, k{{1, 0}, {0, 1}, {5, 5}}, v{{1e3, -1e3}, {2, 2}, {3, 3}};
+  for (bool after : {false, true}) {
+    CAPTURE(after);
+    attn::AttentionOptions o;
+    o.pitfalls.mask_after_softmax = after;
+    o.mask = attn::Mask::custom({1, 1, 1, 1, 1, 1});  // every key hidden from every query
+    CHECK(badge(q, k, v, o) == 0.0);
+  }
+}
+
+TEST_CASE("verified badge: a pitfall is compared with the same pitfall in float64") {
+  const Matrix q{{1, 1}, {0, 1}, {-1, 0}}, k{{1, 0}, {0, 1}, {-1, 0}}, v{{1, 0}, {0, 1}, {1, 1}};
+  const std::vector<std::uint8_t> causal{0, 1, 1, 0, 0, 1, 0, 0, 0};
+  struct Case { const char* name; std::optional<float> scale; bool after; };
+  for (const Case& c : {Case{"mask after softmax", std::nullopt, true}, Case{"no scaling", 1.0f, false},
+                        Case{"scale by d_k", 0.5f, false}, Case{"both", 1.0f, true}}) {
+    CAPTURE(c.name);
+    attn::AttentionOptions o;
+    o.mask = attn::Mask::causal();
+    o.pitfalls.scale = c.scale;
+    o.pitfalls.mask_after_softmax = c.after;
+    const auto r = attn::attention(q, k, v, o);
+    CHECK(attn::float64_max_abs_diff(r, q, k, v, o) < 1e-6);
+    // Against correct attention in float64 the pitfall is far off: the badge does not measure that.
+    const auto correct = attn::reference::attention_ref(q, k, v, causal, 1.0 / std::sqrt(2.0), false);
+    double far = 0.0;
+    for (std::size_t i = 0; i < correct.weights.size(); ++i) {
+      far = std::max(far, std::fabs(double(r.weights.data[i]) - correct.weights[i]));
+    }
+    CHECK(far > 0.05);
+  }
 }

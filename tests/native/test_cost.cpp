@@ -1,6 +1,8 @@
 // Parameter count and cost model, against the lesson's figures.
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include "cost.hpp"
 #include "error.hpp"
 
@@ -33,4 +35,51 @@ TEST_CASE("cost model: FLOPs of each product and bytes of the attention matrices
   CHECK_THROWS_AS(attn::cost(0, 1, 4, 1), attn::Error);
   CHECK_THROWS_WITH(attn::cost(1ull << 40, 1ull << 40, 4096, 1),
                     "cost does not fit in 64 bits; use smaller sizes");
+}
+
+TEST_CASE("crossover: the attention products overtake the projections past n = 2·d_model") {
+  CHECK(attn::crossover_n(768) == 1536u);
+  CHECK(attn::crossover_n(1) == 2u);
+  CHECK_THROWS_AS(attn::crossover_n(0), attn::Error);
+  for (std::uint64_t d : {1u, 2u, 3u, 8u, 64u, 768u, 4096u}) {
+    for (std::uint64_t h : {1u, 2u}) {
+      if (d % h) continue;
+      CAPTURE(d); CAPTURE(h);
+      const std::uint64_t x = attn::crossover_n(d);
+      const auto attention = [&](const attn::Cost& c) { return c.score_flops + c.value_flops; };
+      const auto projections = [&](const attn::Cost& c) { return c.projection_flops + c.output_flops; };
+      const auto at = attn::cost(x, x, d, h), below = attn::cost(x - 1, x - 1, d, h),
+                 above = attn::cost(x + 1, x + 1, d, h);
+      CHECK(attention(at) == projections(at));  // 4n²d = 8nd² exactly at n = 2d
+      CHECK(at.dominant == attn::Dominant::projections);  // a tie counts as projections
+      CHECK(attention(below) < projections(below));
+      CHECK(below.dominant == attn::Dominant::projections);
+      CHECK(attention(above) > projections(above));
+      CHECK(above.dominant == attn::Dominant::attention);
+    }
+  }
+  CHECK(std::string(attn::to_string(attn::Dominant::attention)) == "attention");
+  CHECK(std::string(attn::to_string(attn::Dominant::projections)) == "projections");
+  // Cross-attention compares the same sums. 10,000 queries over 100 keys, d = 64: the attention
+  // products 4·10⁴·100·64 = 2.56e8 against projections 2·64²·(10⁴ + 200) + 2·10⁴·64² = 1.65e8.
+  CHECK(attn::cost(10000, 100, 64, 1).dominant == attn::Dominant::attention);
+  // One query over 10,000 keys: the K and V projections of the keys dominate.
+  CHECK(attn::cost(1, 10000, 64, 1).dominant == attn::Dominant::projections);
+}
+
+TEST_CASE("cost formulas for small sizes, by hand") {
+  // n = m = 2, d = 4, h = 2: projections 2·16·6 = 192, scores and A·V 2·4·4 = 32 each,
+  // W_O 2·2·16 = 64, bytes 4·2·4 = 32.
+  const auto c = attn::cost(2, 2, 4, 2);
+  CHECK(c.projection_flops == 192u);
+  CHECK(c.score_flops == 32u);
+  CHECK(c.value_flops == 32u);
+  CHECK(c.output_flops == 64u);
+  CHECK(c.attention_bytes == 32u);
+  CHECK(c.dominant == attn::Dominant::projections);
+  const auto one = attn::cost(1, 1, 1, 1);
+  CHECK(one.projection_flops == 6u);
+  CHECK(one.score_flops == 2u);
+  CHECK(one.output_flops == 2u);
+  CHECK(one.attention_bytes == 4u);
 }

@@ -1,0 +1,44 @@
+#pragma once
+// A seeded generator whose numbers are the same on every platform for a seed: natively (GCC or
+// Clang, any instruction set) and in both WebAssembly builds. The page shows the seed, so a
+// learner can get the same W_Q, X or √d_k sample again.
+//
+// xoshiro256** (Blackman and Vigna), its 256-bit state filled from the seed by splitmix64, the
+// seeding its authors recommend. Standard normals come from Marsaglia's polar method in double.
+// Only integer operations, IEEE +, −, ×, ÷ and √ (all exactly rounded) go into a number, and the
+// polar method's logarithm is computed here with those (log_polar), not taken from the C
+// library, whose log may differ in the last bit between glibc and Emscripten's musl. The
+// sources are compiled with -ffp-contract=off so no compiler fuses a·b + c differently.
+#include <cstddef>
+#include <cstdint>
+
+#include "matrix.hpp"
+
+namespace attn {
+
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed);
+
+  std::uint64_t next_u64();
+  // Uniform on [0, 1), a multiple of 2⁻⁵³.
+  double uniform();
+  // Standard normal N(0, 1). Values come in pairs (the polar method makes two at a time).
+  double normal();
+
+ private:
+  std::uint64_t s_[4];
+  double spare_ = 0.0;
+  bool has_spare_ = false;
+};
+
+// ln(x) for 0 < x <= 1 from IEEE arithmetic alone; within a few ulp of the exact value.
+double log_polar(double x);
+
+// rows×cols entries drawn from N(0, sigma²) in row-major order from Rng(seed), rounded to
+// float32 (what the core computes with). Throws attn::Error unless rows and cols are in
+// 1..kMaxNormalSide and sigma is finite and > 0.
+inline constexpr std::size_t kMaxNormalSide = 256;
+Matrix normal_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed, double sigma = 1.0);
+
+}  // namespace attn

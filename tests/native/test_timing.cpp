@@ -1,0 +1,30 @@
+// Timing the explaining path: it runs and returns a positive, finite time. Speed is never
+// asserted (the machine may be busy).
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "error.hpp"
+#include "timing.hpp"
+
+TEST_CASE("time_attention runs and returns a positive finite time") {
+  for (std::size_t n : {1u, 16u, 100u}) {
+    CAPTURE(n);
+    attn::TimingOptions o;
+    o.n = n;
+    o.d = 8;
+    o.repeats = 3;
+    const attn::TimingResult r = attn::time_attention(o);
+    CHECK(std::isfinite(r.seconds));
+    CHECK(r.seconds > 0.0);
+    CHECK(r.iterations >= 1);
+    CHECK(r.attention_bytes == 4.0 * double(n) * double(n));
+  }
+  attn::TimingOptions bad;
+  bad.n = 2049;
+  CHECK_THROWS_WITH_AS(attn::time_attention(bad), "n must be a whole number from 1 to 2048, got 2049",
+                       attn::Error);
+  bad.n = 4;
+  bad.repeats = 0;
+  CHECK_THROWS_AS(attn::time_attention(bad), attn::Error);
+}
