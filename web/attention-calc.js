@@ -17,7 +17,14 @@
  *               e.g. "0 1 1; 0 0 1; 0 0 0".
  *   scale       "sqrt" (default, 1/√d_k), or a pitfall: "dk" (1/d_k), "none" (1), or a number.
  *   panels      which parts show, comma-separated, in any combination of: formula, controls,
- *               inputs, masks, steps, weights, explain, plot, checks, share. Default: all.
+ *               inputs, masks, steps, weights, explain, plot, checks, share (the calculator;
+ *               default: all of these), and the lesson's labs, shown only when named:
+ *                 heads      multi-head attention: the reshape, one heatmap per head, W_O,
+ *                            and the parameter counter (GPT-2 preset, the h × 4d² pitfall)
+ *                 cost       FLOPs and memory for n, d and h, and a timing in this browser
+ *                 scaling    the √d_k experiment: sampled q·k before and after scaling, and
+ *                            the softmax's entropy with and without it
+ *                 construct  build previous-token, attention-sink and same-token heads
  *               "weights" alone shows just the weights and their heatmap.
  *   readonly    present: the learner can look and ask for explanations but not edit.
  *   precision   decimals shown, 0 to 8 (default 3).
@@ -42,7 +49,8 @@
  *                            detail = { message }. The last good result stays on screen.
  *
  * Parts (style them with attention-calc::part(name)):
- *   formula, controls, inputs, masks, steps, weights, explain, plot, checks, share, status.
+ *   formula, controls, inputs, masks, steps, weights, explain, plot, checks, share, status,
+ *   verified (the f32-against-float64 badge), heads, cost, scaling, construct.
  *
  * CSS custom properties (set them on the element or any ancestor):
  *   --calc-ink, --calc-paper, --calc-muted, --calc-accent, --calc-cell, --calc-cell-border,

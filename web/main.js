@@ -1,4 +1,4 @@
-// The calculator page: one <attention-calc> whose state lives in the URL hash.
+// The calculator page: the calculator, whose state lives in the URL hash, then the lesson's labs.
 import { loadAttention } from './attention.js';
 import './attention-calc.js';
 import { defaultState, fromHash } from './calc/state.js';
@@ -11,8 +11,10 @@ function say(message) {
   notice.hidden = !message;
 }
 
-// A link's state, or the worked example (and a note) when the hash cannot be read.
+// A link's state, or the worked example (and a note) when the hash cannot be read. A hash that
+// names a section of the page (#cost) is a place to scroll to, not a state.
 function applyHash() {
+  if (/^#[a-z-]+$/.test(location.hash) && document.getElementById(location.hash.slice(1))) return;
   const { state, error } = fromHash(location.hash);
   if (error) say(`The link’s state could not be used (${error.replace(/^the link's state could not be read: /, '')}), so the page shows the worked example instead.`);
   if (state || error) calc.state = state ?? defaultState();

@@ -1,7 +1,7 @@
 // The element's attributes as calculator settings. Attribute text is only ever parsed as
 // numbers and keywords; an attribute that does not parse gives a message, never HTML.
 import { EXERCISE_V, WORKED_EXAMPLE } from '../examples.js';
-import { PANELS } from './calculator.js';
+import { LABS, PANELS } from './calculator.js';
 import { parseMatrixText } from './parse.js';
 import { defaultState, MAX_DIM, MAX_TOKENS } from './state.js';
 
@@ -69,12 +69,13 @@ export function stateFromAttributes({ q, k, v, mask, scale }) {
   return state;
 }
 
-/** 'inputs,steps' → ['inputs', 'steps']; absent or empty → every panel. */
+/** 'inputs,steps' → ['inputs', 'steps']; absent or empty → the calculator's panels. */
 export function parsePanels(value) {
   const names = text('panels', value ?? '').split(/[\s,]+/).filter(Boolean);
   if (names.length === 0) return PANELS;
-  const unknown = names.filter((p) => !PANELS.includes(p));
-  if (unknown.length) throw new Error(`unknown panel ${JSON.stringify(unknown[0].slice(0, 20))}; the panels are ${PANELS.join(', ')}`);
+  const known = [...PANELS, ...Object.keys(LABS)];
+  const unknown = names.filter((p) => !known.includes(p));
+  if (unknown.length) throw new Error(`unknown panel ${JSON.stringify(unknown[0].slice(0, 20))}; the panels are ${known.join(', ')}`);
   return names;
 }
 

@@ -11,11 +11,18 @@ import { HullPlot } from './plot.js';
 import { coreMask, coreScale, MAX_DIM, MAX_TOKENS, maskReason, PITFALLS, PRESETS, resize, sizes } from './state.js';
 import { StepsView } from './steps.js';
 import { tex } from './tex.js';
+import { ConstructLab } from '../labs/construct.js';
+import { CostLab } from '../labs/cost.js';
+import { HeadsLab } from '../labs/heads.js';
+import { ScalingLab } from '../labs/scaling.js';
 
 const HINT = 'Focus, hover or tap any computed number to see where it comes from.';
 
-/** Every panel, in page order. The `panels` option picks a subset. */
+/** The calculator's panels, in page order: the default. The `panels` option picks a subset. */
 export const PANELS = ['formula', 'controls', 'inputs', 'masks', 'steps', 'weights', 'explain', 'plot', 'checks', 'share'];
+
+/** The lesson's labs: shown after the calculator's panels, only when `panels` names them. */
+export const LABS = { heads: HeadsLab, cost: CostLab, scaling: ScalingLab, construct: ConstructLab };
 
 export class Calculator {
   /**
@@ -41,8 +48,10 @@ export class Calculator {
     this.problem = '';     // a problem reported from outside (an attribute), until the next state
     this.explained = null; // { step, i, j } of the cell being explained
     this.inputStart = null;
-    this.#build();
-    this.#compute();
+    this.labs = new Map(); // name → lab, built the first time `panels` names it
+    this.grids = null;     // the calculator's own parts, built the first time a panel needs them
+    this.status = h('p', { class: 'calc-status', role: 'status', part: 'status' });
+    this.element = h('div', { class: 'calc' }, this.status);
     this.#render();
   }
 
@@ -50,7 +59,7 @@ export class Calculator {
   setState(state) {
     this.state = state;
     this.problem = '';
-    for (const grid of this.grids) grid.invalid.clear();
+    for (const grid of this.grids ?? []) grid.invalid.clear();
     this.#compute();
     this.#render();
   }
@@ -118,15 +127,18 @@ export class Calculator {
     });
     this.checks = new ChecksView();
 
-    this.status = h('p', { class: 'calc-status', role: 'status', part: 'status' });
     // A note, not a landmark: several widgets on one page must not repeat landmarks.
     this.explanation = h('div', { class: 'explain', role: 'note', 'aria-live': 'polite', 'aria-label': 'Explanation', part: 'explain', dataset: { panel: 'explain' } });
     this.exportBox = h('textarea', { class: 'export-text', readOnly: true, rows: 8, 'aria-label': 'Exported text', hidden: true });
     this.shareStatus = h('span', { class: 'share-status', role: 'status' });
     const action = (label, make) => h('button', { type: 'button', text: label, on: { click: () => this.#share(label, make()) } });
 
-    this.results = h('section', { class: 'results', role: 'group', 'aria-label': 'Steps', part: 'steps' }, h('h2', { text: 'Step by step', dataset: { panel: 'steps' } }), this.steps.element);
-    this.element = h('div', { class: 'calc' },
+    // The lesson's NumPy-vs-PyTorch check, live: the f32 core against float64 on the same input.
+    this.verified = h('span', { class: 'verified', part: 'verified' });
+    this.results = h('section', { class: 'results', role: 'group', 'aria-label': 'Steps', part: 'steps' },
+      h('div', { class: 'results-header', dataset: { panel: 'steps' } }, h('h2', { text: 'Step by step' }), this.verified),
+      this.steps.element);
+    this.element.prepend(
       h('header', { class: 'calc-header', part: 'formula', dataset: { panel: 'formula' } },
         tex('\\operatorname{Attention}(Q,K,V) = \\operatorname{softmax}\\!\\left(\\frac{QK^\\top}{\\sqrt{d_k}}\\right)V', {
           display: true, label: 'Attention of Q, K, V equals softmax of Q K transpose over the square root of d k, times V',
@@ -236,6 +248,7 @@ export class Calculator {
   // --- computing and showing ------------------------------------------------------------------
 
   #compute() {
+    if (!this.grids) return; // a lab-only widget computes nothing of the calculator's
     const s = this.state;
     const { dv } = sizes(s);
     try {
@@ -264,6 +277,16 @@ export class Calculator {
   }
 
   #render() {
+    if (!this.grids && this.options.panels.some((p) => PANELS.includes(p))) {
+      this.#build();
+      this.#compute();
+    }
+    this.#showLabs();
+    if (!this.grids) {
+      this.status.classList.toggle('error', Boolean(this.problem));
+      this.status.textContent = this.problem;
+      return;
+    }
     const s = this.state;
     const { readonly, precision } = this.options;
     const { n, dk, dv } = sizes(s);
@@ -308,12 +331,33 @@ export class Calculator {
     if (this.#shows('plot')) this.plot.update(s, this.result, this.result.plotHull, precision);
     this.plot.setReadonly(readonly);
     if (this.#shows('checks')) this.checks.update(s, this.result, precision);
+    this.#renderVerified();
     if (this.#shows('explain')) this.#renderExplanation();
     this.onChange(s, this.result);
     if (this.inputStart !== null) {
       performance.measure('attention-calc update', { start: this.inputStart, end: performance.now() });
       this.inputStart = null;
     }
+  }
+
+  #showLabs() {
+    for (const [name, Lab] of Object.entries(LABS)) {
+      const shown = this.options.panels.includes(name);
+      if (shown && !this.labs.has(name)) {
+        const lab = new Lab({ attn: this.attn, onError: (message) => this.onError(message) });
+        this.labs.set(name, lab);
+        this.element.append(lab.element);
+      }
+      if (this.labs.has(name)) this.labs.get(name).element.hidden = !shown;
+    }
+  }
+
+  #renderVerified() {
+    const diff = this.result.checks.float64MaxAbsDiff;
+    const ok = diff <= 1e-5;
+    this.verified.classList.toggle('fail', !ok);
+    this.verified.textContent = `${ok ? '✓ verified' : '⚠ check'}: max |f32 − float64| = ${diff === 0 ? '0' : diff.toExponential(1).replace('-', '−')}`;
+    this.verified.title = 'The largest difference between the weights and outputs of the float32 core and a float64 evaluation of the same input (the lesson’s NumPy vs PyTorch exercise).';
   }
 
   #renderExplanation() {

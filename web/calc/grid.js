@@ -14,9 +14,13 @@ export class MatrixGrid {
    * @param {(i: number, j: number, value: number) => void} o.onCell     a cell now holds a valid number
    * @param {(rows: number[][]) => void} o.onPaste                       a whole matrix was pasted
    * @param {() => void} o.onValidityChange                               a cell became invalid or valid again
+   * @param {(i: number, j: number, row?: string, col?: string) => string} [o.cellLabel]
+   *        a cell's accessible name (0-based i, j, and the row and column labels if any);
+   *        default "Q row 1 column 1"
    */
-  constructor({ name, caption, onCell, onPaste, onValidityChange }) {
+  constructor({ name, caption, onCell, onPaste, onValidityChange, cellLabel }) {
     this.name = name;
+    this.cellLabel = cellLabel ?? ((i, j) => `${name} row ${i + 1} column ${j + 1}`);
     this.onCell = onCell;
     this.onPaste = onPaste;
     this.onValidityChange = onValidityChange;
@@ -37,10 +41,17 @@ export class MatrixGrid {
     return this.invalid.values().next().value ?? '';
   }
 
-  /** Shows `values`; a cell being typed into keeps its text while it means the same number. */
-  update(values, { readonly = false } = {}) {
+  /**
+   * Shows `values`; a cell being typed into keeps its text while it means the same number.
+   * Optional labels name the rows and columns (such as tokens and features) in headers.
+   */
+  update(values, { readonly = false, rowLabels = null, colLabels = null } = {}) {
     const rows = values.length, cols = values[0].length;
-    if (this.inputs.length !== rows || this.inputs[0].length !== cols) this.#build(rows, cols);
+    const labels = JSON.stringify([rowLabels, colLabels]);
+    if (this.inputs.length !== rows || this.inputs[0].length !== cols || labels !== this.labels) {
+      this.labels = labels;
+      this.#build(rows, cols, rowLabels, colLabels);
+    }
     for (const [key] of this.invalid) {
       const [i, j] = key.split(',').map(Number);
       if (i >= rows || j >= cols) this.invalid.delete(key);
@@ -71,7 +82,8 @@ export class MatrixGrid {
     this.inputs[i]?.[j]?.focus();
   }
 
-  #build(rows, cols) {
+  #build(rows, cols, rowLabels, colLabels) {
+    this.labelOf = (i, j) => this.cellLabel(i, j, rowLabels?.[i], colLabels?.[j]);
     this.inputs = Array.from({ length: rows }, (_, i) =>
       Array.from({ length: cols }, (_, j) =>
         h('input', {
@@ -79,12 +91,16 @@ export class MatrixGrid {
           inputmode: 'decimal',
           autocomplete: 'off',
           spellcheck: 'false',
-          'aria-label': `${this.name} row ${i + 1} column ${j + 1}`,
+          'aria-label': this.labelOf(i, j),
           dataset: { i, j },
         }),
       ),
     );
-    this.table.replaceChildren(...this.inputs.map((row) => h('tr', {}, row.map((input) => h('td', {}, input)))));
+    const header = colLabels
+      ? h('thead', {}, h('tr', {}, rowLabels ? h('td', { class: 'corner' }) : null, colLabels.map((text) => h('th', { scope: 'col', text }))))
+      : null;
+    this.table.replaceChildren(...[header, ...this.inputs.map((row, i) =>
+      h('tr', {}, rowLabels ? h('th', { scope: 'row', text: rowLabels[i] }) : null, row.map((input) => h('td', {}, input))))].filter(Boolean));
   }
 
   #onInput(input) {
@@ -98,7 +114,7 @@ export class MatrixGrid {
       this.onCell(i, j, parsed.value);
       if (wasInvalid) this.onValidityChange();
     } else {
-      this.invalid.set(key, `${this.name} row ${i + 1} column ${j + 1}: ${parsed.message}`);
+      this.invalid.set(key, `${this.labelOf(i, j)}: ${parsed.message}`);
       this.#showMessage();
       this.onValidityChange();
     }

@@ -23,14 +23,21 @@ export function colour(w) {
 // Readable text on a cell: dark on the light (yellow-green) end, light elsewhere.
 const ink = (w) => (w > 0.6 ? '#1b1f24' : '#ffffff');
 
-const CELL = 44, LEFT = 34, TOP = 24, LEGEND = 56;
+const DEFAULT_CELL = 44, LEGEND = 56;
 let gradients = 0; // each heatmap's gradient needs its own id
 
 /**
  * weights: n×m numbers; hidden: n×m booleans. Returns an <svg> element.
+ * Options: the title; the cell size; labels for the rows (queries) and columns (keys), such as
+ * tokens (default q₁…, k₁…); whether the cells show their values.
  */
-export function heatmapSvg(weights, hidden, { title = 'Attention weights A' } = {}) {
+export function heatmapSvg(weights, hidden, { title = 'Attention weights A', cell: CELL = DEFAULT_CELL, rowLabels, colLabels, values = true } = {}) {
   const n = weights.length, m = weights[0].length;
+  const rows = rowLabels ?? weights.map((_, i) => `q${sub(i + 1)}`);
+  const cols = colLabels ?? weights[0].map((_, j) => `k${sub(j + 1)}`);
+  // Room for the longest label (under 7 px a character at 11 px).
+  const LEFT = Math.max(34, 12 + 7 * Math.max(...rows.map((t) => t.length)));
+  const TOP = colLabels ? Math.max(24, 10 + 7 * Math.max(...cols.map((t) => t.length))) : 24;
   const width = LEFT + m * CELL + LEGEND, height = TOP + n * CELL + 8;
   const root = svg('svg', {
     xmlns: 'http://www.w3.org/2000/svg',
@@ -44,18 +51,24 @@ export function heatmapSvg(weights, hidden, { title = 'Attention weights A' } = 
   });
   root.append(svg('title', { text: title }));
   for (let j = 0; j < m; j++) {
-    root.append(svg('text', { x: LEFT + j * CELL + CELL / 2, y: TOP - 8, 'text-anchor': 'middle', fill: 'currentColor', text: `k${sub(j + 1)}` }));
+    const x = LEFT + j * CELL + CELL / 2;
+    // Long labels (tokens) stand upright above their column.
+    root.append(colLabels
+      ? svg('text', { x: x + 4, y: TOP - 6, transform: `rotate(-90 ${x + 4} ${TOP - 6})`, fill: 'currentColor', text: cols[j] })
+      : svg('text', { x, y: TOP - 8, 'text-anchor': 'middle', fill: 'currentColor', text: cols[j] }));
   }
   weights.forEach((row, i) => {
-    root.append(svg('text', { x: LEFT - 8, y: TOP + i * CELL + CELL / 2 + 4, 'text-anchor': 'end', fill: 'currentColor', text: `q${sub(i + 1)}` }));
+    root.append(svg('text', { x: LEFT - 8, y: TOP + i * CELL + CELL / 2 + 4, 'text-anchor': 'end', fill: 'currentColor', text: rows[i] }));
     row.forEach((w, j) => {
       const x = LEFT + j * CELL, y = TOP + i * CELL;
-      root.append(svg('rect', { x: x + 1, y: y + 1, width: CELL - 2, height: CELL - 2, rx: 3, fill: colour(w) }));
+      const rect = svg('rect', { x: x + 1, y: y + 1, width: CELL - 2, height: CELL - 2, rx: 3, fill: colour(w) });
+      root.append(rect);
       if (hidden[i][j]) {
         // Hatched: hidden keys are not just small weights, they are removed.
         root.append(svg('path', { d: `M${x + 6} ${y + CELL - 6} L${x + CELL - 6} ${y + 6}`, stroke: '#9aa4b0', 'stroke-width': 1.5 }));
       }
-      root.append(svg('text', { x: x + CELL / 2, y: y + CELL / 2 + 4, 'text-anchor': 'middle', fill: ink(w), text: format(w, 2) }));
+      if (values) root.append(svg('text', { x: x + CELL / 2, y: y + CELL / 2 + 4, 'text-anchor': 'middle', fill: ink(w), text: format(w, 2) }));
+      else rect.append(svg('title', { text: `${rows[i]} → ${cols[j]}: ${format(w, 3)}` }));
     });
   });
   // Legend: a vertical 0-to-1 gradient.

@@ -1,0 +1,219 @@
+// The lesson's labs in headless Chromium: multi-head, cost, the √d_k experiment, construct a
+// head, and the calculator's "verified" badge. Each panel renders, responds to its controls,
+// and shows the core's numbers.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+
+import { CSP } from '../../tools/serve.mjs';
+import { openPage } from './chromium.mjs';
+import { servedWeb } from './served.mjs';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const number = (text) => parseFloat(text.replace('−', '-').replace(/,/g, ''));
+
+describe('the lesson labs', () => {
+  const env = servedWeb();
+  let page, problems, context;
+  beforeEach(async () => {
+    ({ page, problems, context } = await openPage(env.browser));
+  });
+  afterEach(async () => {
+    await context.close();
+  });
+
+  let pages = 0;
+  // A course page with the given widgets, under the strict CSP; resolves once they are ready.
+  const open = async (body) => {
+    const url = `${env.url}labs-${++pages}.html`;
+    await context.route(url, (route) => route.fulfill({
+      contentType: 'text/html; charset=utf-8',
+      headers: { 'Content-Security-Policy': CSP },
+      body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A lesson</title><link rel="icon" href="favicon.svg">'
+        + `<script type="module" src="attention-calc.js"></script></head><body>${body}</body></html>`,
+    }));
+    await page.goto(url);
+    await page.evaluate(async () => {
+      await customElements.whenDefined('attention-calc');
+      for (const e of document.querySelectorAll('attention-calc')) {
+        e.scrollIntoView();
+        await e.ready;
+      }
+    });
+  };
+  const values = (table) => table.evaluate((t) => [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value))));
+
+  it('scaling: std ≈ √d_k before and ≈ 1 after; unscaled softmax one-hot at large d_k', async () => {
+    await open('<attention-calc panels="scaling"></attention-calc>');
+    const lab = page.getByRole('group', { name: 'The √d_k experiment' });
+    const stat = (key) => lab.locator(`[data-stat="${key}"] .stat-value`).textContent().then(number);
+    // 10,000 pairs: the sample std is within ~1.5 % (one standard error ≈ 0.7–1 %) of σ.
+    for (const dk of [1, 16, 64, 512, 1024]) {
+      await lab.getByLabel('dₖ (length of q and k), exact value').fill(String(dk));
+      await lab.getByLabel('dₖ (length of q and k), exact value').press('Enter');
+      await assert.doesNotReject(lab.getByRole('slider', { name: 'dₖ (length of q and k)' }).and(page.locator(`[aria-valuetext="${dk.toLocaleString('en-US')}"]`)).waitFor());
+      const before = await stat('unscaled'), after = await stat('scaled');
+      assert.ok(Math.abs(before / Math.sqrt(dk) - 1) < 0.05, `d_k = ${dk}: std before scaling ${before}, √d_k = ${Math.sqrt(dk)}`);
+      assert.ok(Math.abs(after - 1) < 0.05, `d_k = ${dk}: std after scaling ${after}`);
+      assert.equal(await lab.locator('svg.chart').count(), 4); // two histograms, two softmax rows
+    }
+    const entropy = (which) => lab.locator(`[data-softmax="${which}"] .entropy`).textContent().then(number);
+    assert.ok(await entropy('unscaled') < 0.5, 'at d_k = 1024 the unscaled softmax is nearly one-hot');
+    assert.ok(await entropy('scaled') > 2.5, 'scaled, the weights stay spread');
+    // The slider works from the keyboard, and a bad exact value gets a message in place.
+    await lab.getByRole('slider', { name: 'dₖ (length of q and k)' }).press('Home');
+    assert.equal(await lab.getByRole('slider', { name: 'dₖ (length of q and k)' }).getAttribute('aria-valuetext'), '1');
+    await lab.getByLabel('dₖ (length of q and k), exact value').fill('5000');
+    await lab.getByLabel('dₖ (length of q and k), exact value').press('Enter');
+    assert.match(await lab.locator('.slider-message').textContent(), /whole number from 1 to 1024/);
+    assert.equal(await stat('pairs'), 10000);
+    assert.deepEqual(problems, []);
+  });
+
+  it('heads: with h = 1 the head equals the calculator on the projected Q, K, V; bad h is explained', async () => {
+    await open('<attention-calc id="heads" panels="heads"></attention-calc><attention-calc id="calc" panels="steps"></attention-calc>');
+    const lab = page.locator('#heads').getByRole('group', { name: 'Multi-head attention' });
+    await lab.getByLabel('Heads h', { exact: true }).selectOption('1');
+    const q = await values(lab.locator('[data-matrix="Q"]'));
+    const k = await values(lab.locator('[data-matrix="K"]'));
+    const v = await values(lab.locator('[data-matrix="V"]'));
+    const concat = await values(lab.locator('[data-matrix="Concat"]'));
+    assert.equal(q.length, 4);
+    assert.equal(q[0].length, 8);
+    const output = await page.locator('#calc').evaluate((e, state) => {
+      e.state = { ...e.state, ...state, preset: 'custom', padding: state.q.map(() => false), hidden: state.q.map(() => state.q.map(() => false)) };
+      return e.result.output;
+    }, { q, k, v });
+    concat.forEach((row, i) => row.forEach((x, j) => assert.ok(Math.abs(x - output[i][j]) < 1e-5, `row ${i} column ${j}: ${x} vs ${output[i][j]}`)));
+    assert.equal(await lab.locator('.head-map').count(), 1);
+
+    // Four heads: four heatmaps; d_model 6 with 4 heads: a message, the last result kept.
+    await lab.getByLabel('Heads h', { exact: true }).selectOption('4');
+    assert.equal(await lab.locator('.head-map').count(), 4);
+    const errors = page.evaluate(() => new Promise((resolve) => document.getElementById('heads').addEventListener('error', (e) => resolve(e.detail.message), { once: true })));
+    await lab.getByLabel('d_model', { exact: true }).selectOption('6');
+    assert.match(await errors, /not divisible/);
+    assert.match(await lab.locator('.calc-status').textContent(), /not divisible.*last valid result/);
+    assert.equal(await lab.locator('.head-map').count(), 4);
+    await lab.getByLabel('Heads h', { exact: true }).selectOption('3');
+    assert.equal(await lab.locator('.head-map').count(), 3);
+    assert.equal(await lab.locator('.calc-status').textContent(), '');
+
+    // An X cell edit changes the projections.
+    const before = await values(lab.locator('[data-matrix="Q"]'));
+    await lab.getByLabel('X row 1 column 1').fill('5');
+    assert.notDeepEqual(await values(lab.locator('[data-matrix="Q"]')), before);
+
+    // Identity weights: Q = K = V = X.
+    await lab.getByRole('button', { name: 'Identity weights' }).click();
+    assert.equal((await values(lab.locator('[data-matrix="Q"]')))[0][0], 5);
+
+    // The parameter counter: GPT-2, biases, and the pitfall.
+    const counter = lab.getByRole('group', { name: 'Parameter counter' });
+    await counter.getByRole('button', { name: /GPT-2/ }).click();
+    assert.equal(await counter.locator('.param-total').textContent(), '2,359,296');
+    assert.match(await counter.locator('.param-wrong').textContent(), /28,311,552/);
+    await counter.getByLabel('with biases').check();
+    assert.equal(await counter.locator('.param-total').textContent(), '2,362,368');
+    assert.deepEqual(problems, []);
+  });
+
+  it('cost: live counts follow the sliders; the browser measurement fits a slope near 2', async () => {
+    await open('<attention-calc panels="cost"></attention-calc>');
+    const lab = page.getByRole('group', { name: 'Cost' });
+    const flops = (term) => lab.locator(`tr[data-term="${term}"] td.num`).textContent();
+    // n = 1024, d = 768, h = 12: 2n²d = 1.61 GFLOP for the scores, 6nd² = 3.62 GFLOP.
+    assert.equal(await flops('scores'), '1.61 GFLOP');
+    assert.equal(await flops('projections'), '3.62 GFLOP');
+    assert.equal(await flops('memory'), '48 MiB'); // 12 · 1024² floats
+    assert.match(await lab.locator('.lab-verdict').textContent(), /projections \(nd²\) dominate.*n = 2d = 1,536/);
+    await lab.getByLabel('n (tokens), exact value').fill('4096');
+    await lab.getByLabel('n (tokens), exact value').press('Enter');
+    assert.match(await lab.locator('.lab-verdict').textContent(), /attention terms \(n²d\) dominate/);
+    // Keyboard: one step right on d gives 1024, which 12 heads do not divide: a message in
+    // place, the last valid counts kept; 16 heads fix it.
+    const d = lab.getByRole('slider', { name: 'd (d_model)' });
+    await d.press('ArrowRight');
+    assert.equal(await d.getAttribute('aria-valuetext'), '1,024');
+    assert.match(await lab.locator('.cell-message').textContent(), /not divisible.*last valid sizes/);
+    assert.equal(await flops('projections'), '14.5 GFLOP'); // still d = 768: 6 · 4096 · 768²
+    const heads = lab.getByRole('slider', { name: 'h (heads)' });
+    await heads.press('ArrowRight');
+    assert.equal(await heads.getAttribute('aria-valuetext'), '16');
+    assert.equal(await lab.locator('.cell-message').textContent(), '');
+    assert.equal(await flops('projections'), '25.8 GFLOP');
+    assert.equal(await flops('memory'), '1 GiB'); // 16 · 4096² floats
+
+    await lab.getByRole('button', { name: 'Measure in this browser' }).click();
+    await lab.getByRole('status').filter({ hasText: /^Measured \d+ sizes/ }).waitFor({ timeout: 60000 });
+    const points = await lab.locator('svg.chart circle.point').count();
+    assert.ok(points >= 4, `${points} points`);
+    const slope = number(await lab.locator('.slope').textContent());
+    assert.ok(slope >= 1.5 && slope <= 2.5, `fitted slope ${slope}`);
+    assert.equal(await lab.locator('table.timings tbody tr').count(), points);
+    assert.deepEqual(problems, []);
+  });
+
+  it('construct: each preset head gives its pattern over the sentence; edits and bad sentences are handled', async () => {
+    await open('<attention-calc panels="construct"></attention-calc>');
+    const lab = page.getByRole('group', { name: 'Construct a head' });
+    const verdict = lab.locator('.lab-verdict');
+    assert.match(await lab.textContent(), /constructed by hand .* not learned/);
+    for (const name of ['Previous-token head', 'First-token head (attention sink)', 'Same-token head']) {
+      await lab.getByRole('button', { name }).click();
+      assert.match(await verdict.textContent(), /^10 of 10 tokens/);
+      assert.equal(await lab.locator('.heatmap-box svg').count(), 1);
+    }
+    // Breaking the previous-token head by hand: the verdict says so.
+    await lab.getByRole('button', { name: 'Previous-token head' }).click();
+    await lab.getByLabel('W_K: pos 1 → pos 2').fill('0');
+    assert.match(await verdict.textContent(), /^9 of 10 tokens.*Your edit changed the pattern/);
+    assert.equal(await lab.getByRole('button', { name: 'Previous-token head' }).getAttribute('aria-pressed'), 'false');
+    // A new sentence rebuilds the features; an empty one is refused in place.
+    await lab.getByRole('textbox', { name: 'Sentence' }).fill('a b a b');
+    await lab.getByRole('textbox', { name: 'Sentence' }).press('Enter');
+    assert.match(await verdict.textContent(), /^4 of 4 tokens/);
+    await lab.getByRole('textbox', { name: 'Sentence' }).fill('   ');
+    await lab.getByRole('textbox', { name: 'Sentence' }).press('Enter');
+    assert.notEqual(await lab.locator('.cell-message').first().textContent(), '');
+    assert.match(await verdict.textContent(), /^4 of 4 tokens/);
+    assert.deepEqual(problems, []);
+  });
+
+  it('the calculator shows a live "verified" badge: f32 core against float64', async () => {
+    await open('<attention-calc></attention-calc>');
+    const badge = page.locator('attention-calc .verified');
+    const read = async () => number((await badge.textContent()).match(/= (.*)$/)[1]);
+    assert.match(await badge.textContent(), /^✓ verified: max \|f32 − float64\| = /);
+    assert.ok(await read() < 1e-6);
+    await page.getByLabel('Q row 1 column 1', { exact: true }).fill('1234.5');
+    assert.match(await badge.textContent(), /^✓ verified/);
+    assert.deepEqual(problems, []);
+  });
+
+  it('index.html shows every lab as a section, with no accessibility violations', async () => {
+    const axePage = await openPage(env.browser, { bypassCSP: true });
+    try {
+      const p = axePage.page;
+      await p.goto(`${env.url}index.html`);
+      const panels = await p.evaluate(async () => {
+        await customElements.whenDefined('attention-calc');
+        const found = [];
+        for (const e of document.querySelectorAll('attention-calc')) {
+          e.scrollIntoView();
+          await e.ready;
+          found.push(e.getAttribute('panels') ?? 'calculator');
+        }
+        return found;
+      });
+      assert.deepEqual(panels, ['calculator', 'heads', 'cost', 'scaling', 'construct']);
+      await p.addScriptTag({ content: AXE });
+      const violations = await p.evaluate(async () => (await window.axe.run(document)).violations.map((v) => `${v.id}: ${v.nodes.length}`));
+      assert.deepEqual(violations, []);
+      assert.deepEqual(axePage.problems, []);
+    } finally {
+      await axePage.context.close();
+    }
+  });
+});

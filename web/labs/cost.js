@@ -1,0 +1,174 @@
+// What attention costs: live FLOP and memory counts from the core's cost model for n, d and h,
+// and a measurement in the learner's own browser of how the time grows with n.
+import { h } from '../calc/dom.js';
+import { format } from '../calc/format.js';
+import { tex } from '../calc/tex.js';
+import { logLogChart } from './chart.js';
+import { logSteps, Slider } from './slider.js';
+
+const D_MODELS = [16, 32, 64, 128, 256, 384, 512, 768, 1024, 1280, 1536, 2048, 2560, 4096, 5120, 8192, 12288];
+const HEADS = [1, 2, 4, 6, 8, 12, 16, 20, 24, 32, 40, 64, 96];
+const MEASURE_D = 64;           // one head of GPT-2's size
+const MEASURE_MAX_N = 2048;     // the explaining path's limit
+const BUDGET_SECONDS = 3;
+
+/** 1234567 → "1.23 M", with a unit: FLOP, B. */
+export function human(x, unit) {
+  const prefixes = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
+  let k = 0;
+  while (Math.abs(x) >= 1000 && k < prefixes.length - 1) { x /= 1000; k++; }
+  return `${k === 0 ? x : x.toPrecision(3)} ${prefixes[k]}${unit}`;
+}
+
+/** Bytes in binary units: 4 MiB. */
+function bytes(x) {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let k = 0;
+  while (x >= 1024 && k < units.length - 1) { x /= 1024; k++; }
+  return `${k === 0 ? x : +x.toPrecision(3)} ${units[k]}`;
+}
+
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+export class CostLab {
+  /** @param {{ attn: import('../attention.js').Attention, onError: (message: string) => void }} o */
+  constructor({ attn, onError = () => {} }) {
+    this.attn = attn;
+    this.onError = onError;
+    this.sizes = { n: 1024, d: 768, h: 12 };
+    this.measuring = false;
+    const slider = (label, key, values, exact) => new Slider({
+      label, values, value: this.sizes[key], exact, onChange: (x) => { this.sizes[key] = x; this.update(); },
+    });
+    this.sliders = [slider('n (tokens)', 'n', logSteps(1, 131072, 2), true), slider('d (d_model)', 'd', D_MODELS), slider('h (heads)', 'h', HEADS)];
+    this.message = h('p', { class: 'cell-message', role: 'alert' });
+    this.table = h('table', { class: 'cost-table' });
+    this.summary = h('p', { class: 'lab-verdict', role: 'status' });
+
+    this.measureButton = h('button', { type: 'button', text: 'Measure in this browser', on: { click: () => this.#toggleMeasure() } });
+    this.progress = h('progress', { max: 1, value: 0, 'aria-label': 'Measurement progress', hidden: true });
+    this.measureStatus = h('p', { class: 'hint', role: 'status' });
+    this.plotBox = h('div', { class: 'chart-row' });
+    this.timings = h('table', { class: 'cost-table timings', hidden: true });
+
+    this.element = h('section', { class: 'lab cost-lab', role: 'group', 'aria-label': 'Cost', part: 'cost' },
+      h('h2', { text: 'What attention costs' }),
+      h('p', {}, 'Each head multiplies an n×d/h matrix by a d/h×n one, so the scores of all heads take ',
+        tex('2n^2d'), ' FLOPs and as much again for A·V, and the h attention matrices hold ', tex('h\\,n^2'),
+        ' numbers. The four projections cost ', tex('8nd^2'), '. Doubling the context quadruples the attention terms.'),
+      h('div', { class: 'control-row sliders' }, this.sliders.map((s) => s.element)),
+      this.message,
+      this.table,
+      this.summary,
+      h('h3', { text: 'Measured in your browser' }),
+      h('p', { class: 'hint', text: `Times the core's explaining attention (one head, d_k = ${MEASURE_D}, the n×n matrices kept) for n = 32, 64, … while it stays within about ${BUDGET_SECONDS} seconds.` }),
+      h('div', { class: 'control-row' }, this.measureButton, this.progress),
+      this.measureStatus,
+      this.plotBox,
+      this.timings);
+    this.update();
+  }
+
+  update() {
+    const { n, d, h: heads } = this.sizes;
+    let c;
+    try {
+      c = this.attn.cost({ n, dModel: d, heads });
+    } catch (error) {
+      this.message.textContent = `${error.message}. Showing the last valid sizes until this is fixed.`;
+      this.element.classList.add('stale');
+      this.onError(error.message);
+      return;
+    }
+    this.message.textContent = '';
+    this.element.classList.remove('stale');
+    this.cost = c;
+    const total = c.scoreFlops + c.valueFlops + c.projectionFlops + c.outputFlops;
+    const row = (name, formula, value, key) => h('tr', { dataset: { term: key } },
+      h('th', { scope: 'row', text: name }), h('td', {}, tex(formula)), h('td', { class: 'num', text: human(value, 'FLOP') }),
+      h('td', { class: 'share' }, h('meter', { min: 0, max: 1, value: value / total, 'aria-hidden': 'true' }), ` ${format((100 * value) / total, 1)} %`));
+    this.table.replaceChildren(
+      h('thead', {}, h('tr', {}, h('th', { text: 'term' }), h('th', { text: 'formula' }), h('th', { text: 'FLOPs' }), h('th', { text: 'share' }))),
+      h('tbody', {},
+        row('scores QKᵀ, all heads', '2n^2d', c.scoreFlops, 'scores'),
+        row('A·V, all heads', '2n^2d', c.valueFlops, 'values'),
+        row('projections Q, K, V', '6nd^2', c.projectionFlops, 'projections'),
+        row('output W_O', '2nd^2', c.outputFlops, 'output'),
+        h('tr', { class: 'total' }, h('th', { scope: 'row', text: 'total' }), h('td'), h('td', { class: 'num', text: human(total, 'FLOP') }), h('td')),
+        h('tr', { dataset: { term: 'memory' } }, h('th', { scope: 'row', text: 'attention matrices' }), h('td', {}, tex('h\\,n^2 \\times 4\\,\\text{B}')),
+          h('td', { class: 'num', text: bytes(c.attentionBytes) }), h('td', { text: `${(c.attentionBytes / 4).toLocaleString('en-US')} floats` }))));
+    const attention = c.scoreFlops + c.valueFlops, projections = c.projectionFlops + c.outputFlops;
+    this.summary.textContent = c.dominant === 'attention'
+      ? `The attention terms (n²d) dominate: ${human(attention, 'FLOP')} against ${human(projections, 'FLOP')} for the projections. `
+      : `The projections (nd²) dominate: ${human(projections, 'FLOP')} against ${human(attention, 'FLOP')} for the attention terms. `;
+    this.summary.textContent += `They cross at n = 2d = ${c.crossoverN.toLocaleString('en-US')} tokens for d = ${d}: `
+      + `${n < c.crossoverN ? 'below it the projections cost more' : n === c.crossoverN ? 'exactly here they are equal' : 'above it the n² terms take over'}.`;
+  }
+
+  async #toggleMeasure() {
+    if (this.measuring) {
+      this.measuring = false; // the loop stops after the size it is timing
+      return;
+    }
+    this.measuring = true;
+    this.measureButton.textContent = 'Stop measuring';
+    this.progress.hidden = false;
+    this.progress.value = 0;
+    const points = [];
+    let spent = 0;
+    try {
+      for (let n = 32; n <= MEASURE_MAX_N && this.measuring; n *= 2) {
+        // The fastest of at least 3 runs: the first run at a new size also pays for growing the
+        // wasm heap. Short runs repeat until a size takes ~30 ms, so the timer's resolution
+        // does not matter.
+        const last = points.at(-1);
+        const guess = last ? last.seconds * 4 : 1e-4;
+        const repeats = Math.min(50, Math.max(3, Math.ceil(0.03 / guess)));
+        if (spent + guess * repeats > BUDGET_SECONDS && points.length >= 4) break;
+        this.measureStatus.textContent = `Timing n = ${n} (${repeats} run${repeats > 1 ? 's' : ''})…`;
+        await nextTask(); // let the page paint and respond between sizes
+        const started = performance.now();
+        const { seconds, attentionBytes } = this.attn.timeAttention({ n, d: MEASURE_D, repeats });
+        spent += (performance.now() - started) / 1000;
+        points.push({ n, seconds, attentionBytes });
+        this.progress.value = Math.min(1, Math.max(spent / BUDGET_SECONDS, Math.log2(n / 16) / Math.log2(MEASURE_MAX_N / 16)));
+        this.#showTimings(points);
+      }
+      this.measureStatus.textContent = points.length
+        ? `Measured ${points.length} sizes in ${format(spent, 1)} s.`
+        : 'Stopped before the first size finished.';
+    } catch (error) {
+      this.measureStatus.textContent = `The measurement stopped: ${error.message}`;
+      this.onError(error.message);
+    } finally {
+      this.measuring = false;
+      this.measureButton.textContent = 'Measure in this browser';
+      this.progress.value = 1;
+      this.progress.hidden = true;
+    }
+  }
+
+  #showTimings(points) {
+    const upper = points.slice(Math.floor(points.length / 2));
+    let fit = null;
+    if (upper.length >= 2) fit = this.attn.fitPowerLaw({ x: upper.map((p) => p.n), y: upper.map((p) => p.seconds * 1000) });
+    this.slope = fit?.exponent ?? null;
+    const label = `Time of one attention call against n on log-log axes, ${points.length} points`
+      + (fit ? `, fitted slope ${format(fit.exponent, 2)} over the upper half` : '');
+    this.plotBox.replaceChildren(h('figure', { class: 'chart-figure' },
+      h('figcaption', {}, 'time per call (ms) against n', fit ? h('span', {}, ': slope ', h('strong', { class: 'slope', text: format(fit.exponent, 2) }), ' over the upper half') : null),
+      logLogChart({
+        points: points.map((p) => ({ x: p.n, y: p.seconds * 1000, title: `n = ${p.n}: ${(p.seconds * 1000).toPrecision(3)} ms` })),
+        fit: fit && { ...fit, from: upper[0].n, to: upper.at(-1).n },
+        xLabel: 'n (tokens, log scale)', yLabel: 'ms per call (log scale)', title: 'Measured time against n', label,
+      }),
+      h('p', { class: 'hint', text: 'A slope of 2 means the time grows as n²: the attention matrices dominate once n is large. At small n, fixed costs flatten the curve.' })));
+    this.timings.hidden = false;
+    this.timings.replaceChildren(
+      h('thead', {}, h('tr', {}, h('th', { text: 'n' }), h('th', { text: 'ms per call' }), h('th', { text: 'attention matrix' }))),
+      h('tbody', {}, points.map((p) => h('tr', {},
+        h('td', { class: 'num', text: p.n.toLocaleString('en-US') }),
+        h('td', { class: 'num', text: (p.seconds * 1000).toPrecision(3) }),
+        h('td', { class: 'num', text: bytes(p.attentionBytes) })))));
+  }
+}

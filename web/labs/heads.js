@@ -1,0 +1,228 @@
+// Multi-head attention, live: X through W_Q, W_K, W_V; the projections cut into h column blocks
+// (the heads are a reshape, not a loop); one weight heatmap per head; the concatenation and the
+// output through W_O; and the parameter count with the lesson's pitfall beside it.
+import { MatrixGrid } from '../calc/grid.js';
+import { heatmapSvg } from '../calc/heatmap.js';
+import { h, sub } from '../calc/dom.js';
+import { tex } from '../calc/tex.js';
+import { valueTable } from './table.js';
+
+const MAX_TOKENS = 8, MAX_D = 16;
+const GPT2 = { d: 768, h: 12 };
+
+function identity(d) {
+  return Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));
+}
+
+export class HeadsLab {
+  /** @param {{ attn: import('../attention.js').Attention, onError: (message: string) => void }} o */
+  constructor({ attn, onError = () => {} }) {
+    this.attn = attn;
+    this.onError = onError;
+    this.state = { n: 4, d: 8, h: 2, weights: 'seeded', seed: 1, causal: false };
+    this.state.x = this.#seededX(this.state.n, this.state.d);
+    this.result = null;
+    this.error = '';
+
+    const select = (label, key, max) => h('label', { class: 'size' }, `${label} `, h('select', {
+      'aria-label': label, dataset: { size: key },
+      on: { change: (e) => this.#resize(key, Number(e.target.value)) },
+    }, Array.from({ length: max }, (_, t) => h('option', { value: t + 1, text: `${t + 1}` }))));
+    this.sizeControls = h('div', { class: 'sizes' }, select('Number of tokens', 'n', MAX_TOKENS), select('d_model', 'd', MAX_D), select('Heads h', 'h', MAX_D));
+    this.weightButtons = [['seeded', 'Seeded random weights'], ['identity', 'Identity weights']].map(([key, text]) =>
+      h('button', { type: 'button', class: 'preset', dataset: { weights: key }, text, on: { click: () => this.#set({ weights: key }) } }));
+    this.seedInput = h('input', {
+      type: 'number', min: 0, step: 1, class: 'seed', 'aria-label': 'Weight seed',
+      on: { change: () => this.#set({ seed: Math.max(0, Math.floor(Number(this.seedInput.value)) || 0) }) },
+    });
+    this.causalBox = h('input', { type: 'checkbox', on: { change: () => this.#set({ causal: this.causalBox.checked }) } });
+    this.xGrid = new MatrixGrid({
+      name: 'X',
+      caption: [h('strong', { text: 'X' }), ' token vectors, n × d_model'],
+      onCell: (i, j, value) => { const x = structuredClone(this.state.x); x[i][j] = value; this.#set({ x }); },
+      onPaste: (rows) => this.#paste(rows),
+      onValidityChange: () => this.#render(),
+    });
+    this.status = h('p', { class: 'calc-status', role: 'status' });
+    this.weightNote = h('p', { class: 'hint' });
+    this.reshape = h('div', { class: 'matrices' });
+    this.headMaps = h('div', { class: 'chart-row head-maps' });
+    this.outputs = h('div', { class: 'matrices' });
+    this.results = h('div', { class: 'lab-results' },
+      h('h3', { text: 'The heads are a reshape, not a loop' }),
+      h('p', { class: 'hint', text: 'Q = X·W_Q is one n × d_model product for all heads. Head i simply takes columns i·d_k … (i+1)·d_k − 1, so every head sees every token, each through its own d_k-dimensional slice.' }),
+      this.reshape,
+      h('h3', { text: 'Each head’s attention weights' }),
+      this.headMaps,
+      h('h3', { text: 'Concatenate, then mix through W_O' }),
+      this.outputs);
+
+    this.params = new ParameterCounter({ attn, onError });
+    this.element = h('section', { class: 'lab heads-lab', role: 'group', 'aria-label': 'Multi-head attention', part: 'heads' },
+      h('h2', { text: 'Multi-head attention' }),
+      tex('\\operatorname{MultiHead}(X) = \\operatorname{Concat}(\\text{head}_1,\\dots,\\text{head}_h)\\,W^O,\\quad \\text{head}_i = \\operatorname{Attention}(Q_i, K_i, V_i)', {
+        display: true, label: 'MultiHead of X equals the concatenation of head 1 to head h, times W O, where head i is attention of Q i, K i, V i',
+      }),
+      h('div', { class: 'control-row' }, this.sizeControls, h('label', { class: 'toggle' }, this.causalBox, 'Causal (no token sees a later one)')),
+      h('div', { class: 'control-row presets', role: 'group', 'aria-label': 'Weight presets' }, this.weightButtons,
+        h('span', { class: 'seed-box' }, 'seed ', this.seedInput)),
+      this.weightNote,
+      h('div', { class: 'matrices' }, this.xGrid.element),
+      this.status,
+      this.results,
+      this.params.element);
+    this.#compute();
+    this.#render();
+  }
+
+  // Small round numbers are easier to read and edit than raw samples.
+  #seededX(n, d) {
+    return this.attn.normalMatrix({ rows: n, cols: d, seed: 1000 + n * 31 + d }).map((row) => row.map((x) => Math.round(x * 10) / 10));
+  }
+
+  #weights() {
+    const { d, weights, seed } = this.state;
+    if (weights === 'identity') return { wq: identity(d), wk: identity(d), wv: identity(d), wo: identity(d) };
+    // One seeded draw of the four matrices, scaled 1/√d like a standard initialisation.
+    const all = this.attn.normalMatrix({ rows: 4 * d, cols: d, seed, std: 1 / Math.sqrt(d) });
+    return { wq: all.slice(0, d), wk: all.slice(d, 2 * d), wv: all.slice(2 * d, 3 * d), wo: all.slice(3 * d) };
+  }
+
+  #set(change) {
+    this.state = { ...this.state, ...change };
+    this.#compute();
+    this.#render();
+  }
+
+  #resize(key, value) {
+    const next = { ...this.state, [key]: value };
+    if (key !== 'h') {
+      // Keep what the learner typed where it still fits; new cells come from the seeded draw.
+      const fresh = this.#seededX(next.n, next.d);
+      next.x = fresh.map((row, i) => row.map((x, j) => this.state.x[i]?.[j] ?? x));
+      this.xGrid.invalid.clear();
+    }
+    this.#set(next);
+  }
+
+  #paste(rows) {
+    if (rows.length > MAX_TOKENS || rows[0].length > MAX_D) {
+      this.xGrid.notify(`Could not paste into X: this view shows at most ${MAX_TOKENS} tokens and d_model ${MAX_D}; the pasted matrix is ${rows.length}×${rows[0].length}.`);
+      return;
+    }
+    this.#set({ x: rows, n: rows.length, d: rows[0].length });
+  }
+
+  #compute() {
+    const { x, h: heads, causal } = this.state;
+    try {
+      this.weightsUsed = this.#weights();
+      this.result = this.attn.multiHead({ x, ...this.weightsUsed, heads, mask: causal ? 'causal' : 'none' });
+      this.error = '';
+    } catch (error) {
+      this.error = error.message;
+      this.onError(error.message);
+    }
+  }
+
+  #render() {
+    const s = this.state;
+    for (const sel of this.sizeControls.querySelectorAll('select')) sel.value = String(s[sel.dataset.size]);
+    for (const b of this.weightButtons) b.setAttribute('aria-pressed', String(b.dataset.weights === s.weights));
+    this.seedInput.value = String(s.seed);
+    this.seedInput.parentElement.hidden = s.weights !== 'seeded';
+    this.causalBox.checked = s.causal;
+    this.weightNote.textContent = s.weights === 'seeded'
+      ? `W_Q, W_K, W_V and W_O: ${s.d}×${s.d} each, drawn from a normal distribution with standard deviation 1/√d_model by the core's generator with seed ${s.seed}.`
+      : 'W_Q, W_K, W_V and W_O are identity matrices: each head attends with its own slice of the raw token vectors.';
+    this.xGrid.update(s.x);
+    this.params.follow(s.d, s.h);
+
+    const problem = this.xGrid.error || this.error;
+    this.element.classList.toggle('stale', Boolean(problem));
+    this.status.classList.toggle('error', Boolean(problem));
+    this.status.textContent = problem ? `${problem.replace(/\.$/, '')}. ${this.shown ? 'Showing the last valid result, dimmed, until this is fixed.' : ''}` : '';
+    if (problem || !this.result) return;
+
+    const r = this.result;
+    const heads = s.h, dk = s.d / heads;
+    const group = (j) => Math.floor(j / dk);
+    const tokens = r.q.map((_, i) => `x${sub(i + 1)}`);
+    const headLabels = (name) => Array.from({ length: s.d }, (_, j) => `${name}${sub(group(j) + 1)}·${j % dk + 1}`);
+    const figure = (title, rows, name, labels) => h('figure', { class: 'matrix' },
+      h('figcaption', {}, title), valueTable(rows, { name, group, rowLabels: tokens, colLabels: labels }));
+    this.reshape.replaceChildren(
+      figure([h('strong', { text: 'Q' }), ` = X·W_Q, cut into ${heads} head${heads > 1 ? 's' : ''} of d_k = ${dk}`], r.q, 'Q', headLabels('h')),
+      figure([h('strong', { text: 'K' }), ' = X·W_K'], r.k, 'K', headLabels('h')),
+      figure([h('strong', { text: 'V' }), ' = X·W_V'], r.v, 'V', headLabels('h')));
+    const hidden = r.heads[0].hidden;
+    this.headMaps.replaceChildren(...r.headWeights.map((weights, i) => h('figure', { class: `chart-figure head-map group-${i % 8}`, dataset: { head: i + 1 } },
+      h('figcaption', { text: `head ${i + 1}: columns ${i * dk + 1}–${(i + 1) * dk}` }),
+      heatmapSvg(weights, hidden, { title: `Head ${i + 1} attention weights`, cell: s.n > 5 ? 30 : 40, values: s.n <= 5 }))));
+    this.outputs.replaceChildren(
+      figure([h('strong', { text: 'Concat' }), '(head₁ … head_h): the head outputs side by side'], r.concat, 'Concat', headLabels('h')),
+      figure([h('strong', { text: 'Output' }), ' = Concat·W_O: W_O mixes the heads'], r.output, 'Output', null));
+    this.shown = true;
+  }
+}
+
+/** 4d² (+4d with biases) for any d and h, with the GPT-2 preset and the h × 4d² pitfall. */
+class ParameterCounter {
+  constructor({ attn, onError }) {
+    this.attn = attn;
+    this.onError = onError;
+    this.manual = false; // once the learner picks sizes here, they stop following the view's
+    this.sizes = { d: 8, h: 2, bias: false };
+    const number = (label, key) => h('input', {
+      type: 'number', min: 1, step: 1, class: 'count-input', 'aria-label': label,
+      on: { change: (e) => this.#set({ [key]: Number(e.target.value) }) },
+    });
+    this.dInput = number('Parameter counter d_model', 'd');
+    this.hInput = number('Parameter counter heads', 'h');
+    this.biasBox = h('input', { type: 'checkbox', on: { change: () => this.#set({ bias: this.biasBox.checked }) } });
+    this.formula = h('p', { class: 'param-formula' });
+    this.count = h('p', { class: 'param-count', role: 'status' });
+    this.wrong = h('p', { class: 'param-wrong' });
+    this.message = h('p', { class: 'cell-message', role: 'alert' });
+    this.element = h('section', { class: 'param-counter', role: 'group', 'aria-label': 'Parameter counter' },
+      h('h3', { text: 'How many parameters?' }),
+      h('div', { class: 'control-row' },
+        h('label', {}, 'd_model ', this.dInput), h('label', {}, 'heads ', this.hInput),
+        h('label', { class: 'toggle' }, this.biasBox, 'with biases'),
+        h('button', { type: 'button', text: 'GPT-2 small (d = 768, h = 12)', on: { click: () => this.#set({ ...GPT2 }) } })),
+      this.message, this.formula, this.count, this.wrong);
+  }
+
+  /** Follows the multi-head view's sizes until the learner sets sizes here. */
+  follow(d, heads) {
+    if (!this.manual) this.#update({ ...this.sizes, d, h: heads });
+  }
+
+  #set(change) {
+    this.manual = true;
+    this.#update({ ...this.sizes, ...change });
+  }
+
+  #update(sizes) {
+    this.dInput.value = String(sizes.d);
+    this.hInput.value = String(sizes.h);
+    this.biasBox.checked = sizes.bias;
+    let count, weightsOnly;
+    try {
+      count = this.attn.parameterCount({ dModel: sizes.d, heads: sizes.h, bias: sizes.bias });
+      weightsOnly = this.attn.parameterCount({ dModel: sizes.d, heads: sizes.h });
+    } catch (error) {
+      this.message.textContent = `${error.message}. The count below is for the last valid sizes.`;
+      this.onError(error.message);
+      return;
+    }
+    this.message.textContent = '';
+    this.sizes = sizes;
+    const { d, h: heads, bias } = sizes;
+    const fmt = (x) => x.toLocaleString('en-US');
+    this.formula.replaceChildren(tex(bias ? '4d^2 + 4d' : '4d^2'), ` = ${bias ? `4 × ${fmt(d)}² + 4 × ${fmt(d)}` : `4 × ${fmt(d)}²`}`);
+    this.count.replaceChildren(h('strong', { class: 'param-total', text: fmt(count) }), ` parameters for W_Q, W_K, W_V and W_O, whatever the number of heads (h = ${heads} splits d = ${fmt(d)} into ${heads} × ${fmt(d / heads)}).`);
+    this.wrong.replaceChildren(h('span', { class: 'pitfall-mark', text: '✗ ' }),
+      `Not h × 4d² = ${fmt(heads)} × ${fmt(weightsOnly)} = ${fmt(heads * weightsOnly)}: that would give every head its own full d × d projections. The heads share the d-dimensional budget, so the total stays about 4d².`);
+  }
+}
