@@ -11,6 +11,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -84,11 +85,12 @@ val index_array(const std::vector<std::size_t>& indices) {
 }
 
 // Runs `compute`, turning any C++ exception into { error: message }.
-template <class F>
-val guarded(F&& compute) {
+// The try/catch lives in this one function; guarded() below only adapts each lambda to it, so
+// the exception handling is compiled once, not once per binding.
+val guard_call(val (*call)(void*), void* context) {
   std::string message;
   try {
-    return compute();
+    return call(context);
   } catch (const std::bad_alloc&) {
     message = "out of memory: the inputs are too large for this page";
   } catch (const std::exception& e) {
@@ -97,6 +99,12 @@ val guarded(F&& compute) {
   val out = val::object();
   out.set("error", message);
   return out;
+}
+
+template <class F>
+val guarded(F&& compute) {
+  using Lambda = std::remove_reference_t<F>;
+  return guard_call([](void* c) { return (*static_cast<Lambda*>(c))(); }, &compute);
 }
 
 val attention_result(const attn::AttentionResult& r) {

@@ -73,7 +73,7 @@ ConstructedHead constructed_head(HeadKind kind, std::string_view sentence) {
   }
   const std::size_t d = n + vocab.size();
   for (std::size_t i = 0; i < n; ++i) h.features.push_back("pos " + std::to_string(i + 1));
-  h.features.insert(h.features.end(), vocab.begin(), vocab.end());
+  for (const std::string& word : vocab) h.features.push_back(word);
 
   h.x = Matrix(n, d);
   for (std::size_t i = 0; i < n; ++i) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "portable_math.hpp"
 #include "validate.hpp"
 
 namespace attn {
@@ -53,30 +54,14 @@ double Rng::normal() {
     v = 2.0 * uniform() - 1.0;
     s = u * u + v * v;
   } while (s >= 1.0 || s == 0.0);
-  const double factor = std::sqrt(-2.0 * log_polar(s) / s);
+  const double factor = std::sqrt(-2.0 * portable_log(s) / s);
   spare_ = v * factor;
   has_spare_ = true;
   return u * factor;
 }
 
-double log_polar(double x) {
-  // x = m·2^e with m in [√½, √2): frexp is exact. Then ln m = 2·atanh(z), z = (m − 1)/(m + 1),
-  // |z| < 0.172, and the series z + z³/3 + z⁵/5 + … has terms below 2⁻⁵³ of the sum after
-  // z²¹/21 (0.172²⁰ ≈ 5e-16 relative, /21 more).
-  int e = 0;
-  double m = std::frexp(x, &e);  // m in [0.5, 1)
-  if (m < 0.70710678118654752) {
-    m *= 2.0;
-    --e;
-  }
-  const double z = (m - 1.0) / (m + 1.0);
-  const double z2 = z * z;
-  double sum = 0.0;
-  for (int k = 23; k >= 1; k -= 2) sum = sum * z2 + 1.0 / k;  // Horner, smallest terms first
-  // ln 2 split in a high part with trailing zero bits (exact times e) and the rest.
-  constexpr double kLn2Hi = 6.93147180369123816490e-01;
-  constexpr double kLn2Lo = 1.90821492927058770002e-10;
-  return double(e) * kLn2Hi + (2.0 * z * sum + double(e) * kLn2Lo);
+void fill_normal(float* out, std::size_t count, Rng& rng, double sigma) {
+  for (std::size_t i = 0; i < count; ++i) out[i] = float(sigma * rng.normal());
 }
 
 Matrix normal_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed, double sigma) {
@@ -87,7 +72,7 @@ Matrix normal_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed, dou
   }
   Rng rng(seed);
   Matrix m(rows, cols);
-  for (float& x : m.data) x = float(sigma * rng.normal());
+  fill_normal(m.data.data(), m.data.size(), rng, sigma);
   return m;
 }
 

@@ -5,10 +5,10 @@
 //
 // xoshiro256** (Blackman and Vigna), its 256-bit state filled from the seed by splitmix64, the
 // seeding its authors recommend. Standard normals come from Marsaglia's polar method in double.
-// Only integer operations, IEEE +, −, ×, ÷ and √ (all exactly rounded) go into a number, and the
-// polar method's logarithm is computed here with those (log_polar), not taken from the C
-// library, whose log may differ in the last bit between glibc and Emscripten's musl. The
-// sources are compiled with -ffp-contract=off so no compiler fuses a·b + c differently.
+// Only integer operations and IEEE +, −, ×, ÷ and √ (all exactly rounded) go into a number; the
+// polar method's logarithm is portable_log (portable_math.hpp), not the C library's, whose last
+// bit may differ between glibc and Emscripten's musl. The sources are compiled with
+// -ffp-contract=off so no compiler fuses a·b + c into one rounding on some machines only.
 #include <cstddef>
 #include <cstdint>
 
@@ -32,8 +32,8 @@ class Rng {
   bool has_spare_ = false;
 };
 
-// ln(x) for 0 < x <= 1 from IEEE arithmetic alone; within a few ulp of the exact value.
-double log_polar(double x);
+// count draws from N(0, sigma²), rounded to float32, written to out in order.
+void fill_normal(float* out, std::size_t count, Rng& rng, double sigma = 1.0);
 
 // rows×cols entries drawn from N(0, sigma²) in row-major order from Rng(seed), rounded to
 // float32 (what the core computes with). Throws attn::Error unless rows and cols are in

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "portable_math.hpp"
 #include "random.hpp"
 #include "validate.hpp"
 
@@ -58,7 +59,7 @@ ScalingResult scaling_experiment(const ScalingOptions& options) {
   r.scores.assign(s.begin(), s.begin() + std::ptrdiff_t(options.row));
   r.softmax_unscaled = softmax_row(r.scores);
   r.softmax_scaled = softmax_row({scaled.begin(), scaled.begin() + std::ptrdiff_t(options.row)});
-  r.max_entropy = std::log(double(options.row));
+  r.max_entropy = portable_log(double(options.row));
   return r;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "portable_math.hpp"
 
 namespace attn {
 
@@ -73,7 +74,7 @@ std::vector<double> softmax(const double* x, std::size_t n) {
   std::vector<double> out(n, 0.0);
   if (max == -std::numeric_limits<double>::infinity()) return out;  // every entry hidden
   double sum = 0.0;
-  for (std::size_t i = 0; i < n; ++i) sum += out[i] = std::exp(x[i] - max);
+  for (std::size_t i = 0; i < n; ++i) sum += out[i] = portable_exp(x[i] - max);
   for (double& p : out) p /= sum;  // sum >= 1: the max entry contributes exp(0)
   return out;
 }
@@ -87,7 +88,7 @@ double entropy(const double* p, std::size_t n) {
                   "; probabilities must be finite numbers >= 0");
     }
     sum += p[i];
-    if (p[i] > 0.0) h -= p[i] * std::log(p[i]);  // 0·ln 0 = 0, the limit of p·ln p
+    if (p[i] > 0.0) h -= p[i] * portable_log(p[i]);  // 0·ln 0 = 0, the limit of p·ln p
   }
   if (std::fabs(sum - 1.0) > kProbabilitySumTolerance) {
     throw Error("entropy: the probabilities sum to " + std::to_string(sum) +

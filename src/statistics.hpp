@@ -1,6 +1,7 @@
 #pragma once
 // Small statistics in double for the lesson's experiments: mean, standard deviation, a
-// histogram, a softmax and the entropy of a probability vector.
+// histogram, a softmax and the entropy of a probability vector. exp and ln are
+// portable_math.hpp's, so results are the same on every platform.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

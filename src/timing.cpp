@@ -1,6 +1,6 @@
 #include "timing.hpp"
 
-#include <chrono>
+#include <ctime>
 #include <string>
 
 #include "attention.hpp"
@@ -15,8 +15,17 @@ namespace {
 
 Matrix normals(std::size_t rows, std::size_t cols, Rng& rng) {
   Matrix m(rows, cols);
-  for (float& x : m.data) x = float(rng.normal());
+  fill_normal(m.data.data(), m.data.size(), rng);
   return m;
+}
+
+// The monotonic clock that std::chrono::steady_clock reads in both libstdc++ and libc++
+// (performance.now() under Emscripten). Read directly: libc++'s steady_clock::now() can throw
+// std::system_error, which links strerror's message table (2 KB) into the wasm builds.
+double monotonic_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
 }
 
 }  // namespace
@@ -30,15 +39,14 @@ TimingResult time_attention(const TimingOptions& options) {
   const Matrix k = normals(options.n, options.d, rng);
   const Matrix v = normals(options.n, options.d, rng);
 
-  using clock = std::chrono::steady_clock;
   const auto run = [&](std::size_t iterations) {
-    const auto start = clock::now();
+    const double start = monotonic_seconds();
     for (std::size_t i = 0; i < iterations; ++i) {
       const AttentionResult r = attention(q, k, v);
       // Keep the result observable so no call is optimised away.
       if (r.output.data.empty()) throw Error("attention returned nothing");
     }
-    return std::chrono::duration<double>(clock::now() - start).count();
+    return monotonic_seconds() - start;
   };
 
   TimingResult result;

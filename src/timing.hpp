@@ -1,7 +1,7 @@
 #pragma once
 // Times the explaining attention path (attention.hpp, which materialises every n×n matrix) on
 // seeded random inputs, for the cost panel's "measured in your own browser". Timed in C++ with
-// std::chrono::steady_clock (performance.now() under Emscripten).
+// the monotonic clock behind std::chrono::steady_clock (performance.now() under Emscripten).
 #include <cstddef>
 #include <cstdint>
 

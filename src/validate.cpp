@@ -67,10 +67,15 @@ void validate_bias(const char* name, const float* bias, std::size_t entries, std
 }
 
 void validate_range(const char* name, std::size_t value, std::size_t lo, std::size_t hi) {
-  if (value < lo || value > hi) {
-    throw Error(std::string(name) + " must be a whole number from " + std::to_string(lo) +
-                " to " + std::to_string(hi) + ", got " + std::to_string(value));
-  }
+  if (value >= lo && value <= hi) return;
+  std::string message = name;  // appended in place: one string, not a chain of temporaries
+  message += " must be a whole number from ";
+  message += std::to_string(lo);
+  message += " to ";
+  message += std::to_string(hi);
+  message += ", got ";
+  message += std::to_string(value);
+  throw Error(message);
 }
 
 void validate_heads(std::uint64_t d_model, std::uint64_t heads) {

@@ -299,7 +299,7 @@ export interface Attention {
    */
   constructedHead(options: { kind: HeadKind; sentence?: string }): ConstructedHead;
   /**
-   * Times the explaining path on seeded random n×d inputs (steady_clock, in the core). Blocks
+   * Times the explaining path on seeded random n×d inputs (the monotonic clock, read in the core). Blocks
    * while it runs. n 1 to 2048; d 1 to 4096 (default 64); repeats 1 to 1000 (default 1);
    * seed ≥ 0 (default 0). Never a pass/fail: the learner's machine decides.
    */

@@ -332,9 +332,9 @@ class Attention {
 
   /**
    * Times the explaining attention path (every n×n matrix materialised) in the core on seeded
-   * random n×d inputs, with std::chrono::steady_clock. seconds is per call: the fastest of
-   * `repeats` runs, each run as many back-to-back calls (iterations) as last ≥ 1 ms, so a coarse
-   * browser clock still gives a positive time. attentionBytes: one n×n float32 matrix, 4·n².
+   * random n×d inputs, with the monotonic clock behind steady_clock (performance.now() in a
+   * browser). seconds is per call: the fastest of `repeats` runs, each run as many back-to-back
+   * calls (iterations) as last ≥ 1 ms, so a coarse browser clock still gives a positive time. attentionBytes: one n×n float32 matrix, 4·n².
    * Blocks the thread while it runs; call it from a Worker or between frames.
    * @param {{ n: number, d?: number, repeats?: number, seed?: number }} options
    *   n 1–2048; d 1–4096 (default 64); repeats 1–1000 (default 1); seed ≥ 0 (default 0).

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "matrix.hpp"
+#include "portable_math.hpp"
 
 namespace attn::reference {
 
@@ -43,7 +44,7 @@ inline AttentionRef attention_ref(const MatrixView& q, const MatrixView& k, cons
     }
     if (!any_visible) continue;  // defined as 0, in both modes
     double sum = 0.0;
-    for (std::size_t j = 0; j < m; ++j) sum += row[j] = std::exp(row[j] - max);
+    for (std::size_t j = 0; j < m; ++j) sum += row[j] = portable_exp(row[j] - max);
     double* w = r.weights.data() + i * m;
     for (std::size_t j = 0; j < m; ++j) w[j] = hide[j] ? 0.0 : row[j] / sum;
     double* z = r.output.data() + i * dv;
