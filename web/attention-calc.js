@@ -35,8 +35,8 @@
  *   state       the whole calculator state as a plain object (get a copy, or set one).
  *   hash        the same state as the text of a link's #hash (get, or set).
  *   result      the core's last result (see attention.d.ts, SingleHeadResult), or null.
- *   ready       a Promise that resolves once the core is loaded and the first result shown
- *               (or the element shows why it could not load).
+ *   ready       a Promise that resolves once the core is loaded and the first result shown,
+ *               with the labs that panels names (or the element shows why it could not load).
  *   linkTarget  the page that "Copy link" points to, with the state in its #hash. Default:
  *               frame.html beside this file.
  *
@@ -182,6 +182,7 @@ export class AttentionCalcElement extends HTMLElement {
     this.#status.remove();
     this.#root.append(this.#calc.element);
     for (const message of this.#problems.splice(0)) this.#report(message);
+    await this.#calc.labsReady; // the labs' modules load on first use
     this.#resolveReady();
   }
 

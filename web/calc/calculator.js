@@ -11,18 +11,22 @@ import { HullPlot } from './plot.js';
 import { coreMask, coreScale, MAX_DIM, MAX_TOKENS, maskReason, PITFALLS, PRESETS, resize, sizes } from './state.js';
 import { StepsView } from './steps.js';
 import { tex } from './tex.js';
-import { ConstructLab } from '../labs/construct.js';
-import { CostLab } from '../labs/cost.js';
-import { HeadsLab } from '../labs/heads.js';
-import { ScalingLab } from '../labs/scaling.js';
 
 const HINT = 'Focus, hover or tap any computed number to see where it comes from.';
 
 /** The calculator's panels, in page order: the default. The `panels` option picks a subset. */
 export const PANELS = ['formula', 'controls', 'inputs', 'masks', 'steps', 'weights', 'explain', 'plot', 'checks', 'share'];
 
-/** The lesson's labs: shown after the calculator's panels, only when `panels` names them. */
-export const LABS = { heads: HeadsLab, cost: CostLab, scaling: ScalingLab, construct: ConstructLab };
+/**
+ * The lesson's labs: shown after the calculator's panels, only when `panels` names them. Each is
+ * loaded the first time it is shown, so a page without labs does not download them.
+ */
+export const LABS = {
+  heads: () => import('../labs/heads.js').then((m) => m.HeadsLab),
+  cost: () => import('../labs/cost.js').then((m) => m.CostLab),
+  scaling: () => import('../labs/scaling.js').then((m) => m.ScalingLab),
+  construct: () => import('../labs/construct.js').then((m) => m.ConstructLab),
+};
 
 export class Calculator {
   /**
@@ -48,7 +52,9 @@ export class Calculator {
     this.problem = '';     // a problem reported from outside (an attribute), until the next state
     this.explained = null; // { step, i, j } of the cell being explained
     this.inputStart = null;
-    this.labs = new Map(); // name → lab, built the first time `panels` names it
+    this.labs = new Map(); // name → Promise of the lab, built the first time `panels` names it
+    /** Resolves once every lab that `panels` names is built and shown. */
+    this.labsReady = Promise.resolve();
     this.grids = null;     // the calculator's own parts, built the first time a panel needs them
     this.status = h('p', { class: 'calc-status', role: 'status', part: 'status' });
     this.element = h('div', { class: 'calc' }, this.status);
@@ -341,15 +347,28 @@ export class Calculator {
   }
 
   #showLabs() {
-    for (const [name, Lab] of Object.entries(LABS)) {
+    const pending = [];
+    for (const [name, load] of Object.entries(LABS)) {
       const shown = this.options.panels.includes(name);
       if (shown && !this.labs.has(name)) {
-        const lab = new Lab({ attn: this.attn, onError: (message) => this.onError(message) });
-        this.labs.set(name, lab);
-        this.element.append(lab.element);
+        // A placeholder keeps the labs in PANELS order whichever module arrives first.
+        const slot = h('div', { class: 'lab-slot' });
+        this.element.append(slot);
+        this.labs.set(name, load().then((Lab) => {
+          const lab = new Lab({ attn: this.attn, onError: (message) => this.onError(message) });
+          slot.replaceWith(lab.element);
+          return lab;
+        }, (error) => {
+          slot.replaceWith(h('p', { class: 'calc-status error', role: 'alert', text: `The ${name} panel could not load: ${error.message}` }));
+          return null;
+        }));
       }
-      if (this.labs.has(name)) this.labs.get(name).element.hidden = !shown;
+      if (!this.labs.has(name)) continue;
+      pending.push(this.labs.get(name).then((lab) => {
+        if (lab) lab.element.hidden = !this.options.panels.includes(name);
+      }));
     }
+    this.labsReady = Promise.all(pending);
   }
 
   #renderVerified() {
