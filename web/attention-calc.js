@@ -26,7 +26,8 @@
  *                            the softmax's entropy with and without it
  *                 construct  build previous-token, attention-sink and same-token heads
  *               "weights" alone shows just the weights and their heatmap.
- *   readonly    present: the learner can look and ask for explanations but not edit.
+ *   readonly    present: the learner can look and ask for explanations but not edit (the
+ *               calculator's panels; the labs are experiments and stay interactive).
  *   precision   decimals shown, 0 to 8 (default 3).
  *   theme       "auto" (default: follows the system), "light" or "dark".
  *   Every attribute is at most 2,000 characters; longer text is refused with a message.
