@@ -60,9 +60,9 @@ export class HeadsLab {
     this.params = new ParameterCounter({ attn, onError });
     this.element = h('section', { class: 'lab heads-lab', role: 'group', 'aria-label': 'Multi-head attention', part: 'heads' },
       h('h2', { text: 'Multi-head attention' }),
-      tex('\\operatorname{MultiHead}(X) = \\operatorname{Concat}(\\text{head}_1,\\dots,\\text{head}_h)\\,W^O,\\quad \\text{head}_i = \\operatorname{Attention}(Q_i, K_i, V_i)', {
+      h('div', { class: 'formula-scroll' }, tex('\\operatorname{MultiHead}(X) = \\operatorname{Concat}(\\text{head}_1,\\dots,\\text{head}_h)\\,W^O,\\quad \\text{head}_i = \\operatorname{Attention}(Q_i, K_i, V_i)', {
         display: true, label: 'MultiHead of X equals the concatenation of head 1 to head h, times W O, where head i is attention of Q i, K i, V i',
-      }),
+      })),
       h('div', { class: 'control-row' }, this.sizeControls, h('label', { class: 'toggle' }, this.causalBox, 'Causal (no token sees a later one)')),
       h('div', { class: 'control-row presets', role: 'group', 'aria-label': 'Weight presets' }, this.weightButtons,
         h('span', { class: 'seed-box' }, 'seed ', this.seedInput)),
