@@ -65,9 +65,9 @@ void attention_output(const float* q, const float* k, const float* v, OutputShap
       // S = Q_block · (Kᵀ)[:, j0 : j0 + keys], from the block's panel
       const float* panel = ws.keys_t.data() + (j0 / kBlockKeys) * d * kBlockKeys;
       kernels::matmul_ab(q + i0 * d, d, panel, kBlockKeys, scores, kBlockKeys, rows, d, keys);
+      // The scores stay unscaled (and so do row_max); 1/√d is applied inside the exp pass.
       for (std::size_t r = 0; r < rows; ++r) {
         float* row = scores + r * kBlockKeys;
-        kernels::scale(row, scale, keys);
         if (causal) {
           for (std::size_t c = i0 + r + 1 > j0 ? i0 + r + 1 - j0 : 0; c < keys; ++c) row[c] = kNegInf;
         }
@@ -81,13 +81,18 @@ void attention_output(const float* q, const float* k, const float* v, OutputShap
           std::fill(row, row + keys, 0.0f);
           continue;
         }
-        // The online softmax: rescale what was summed under the old max to the new one.
-        const float new_max = std::max(ws.row_max[r], block_max);
-        const float correction = std::exp(ws.row_max[r] - new_max);  // 0 on the first block
-        const float block_sum = kernels::exp_minus_max_sum(row, new_max, row, keys);
-        ws.row_sum[r] = ws.row_sum[r] * correction + block_sum;
-        if (correction != 1.0f) kernels::scale(acc + r * dv, correction, dv);
-        ws.row_max[r] = new_max;
+        // The online softmax: when the running max grows, rescale what was summed under the old
+        // one. After the first few blocks it rarely does, so most rows skip the scalar exp.
+        const float old_max = ws.row_max[r];
+        if (block_max > old_max) {
+          if (old_max != kNegInf) {  // on the row's first block there is nothing to rescale
+            const float correction = std::exp((old_max - block_max) * scale);
+            ws.row_sum[r] *= correction;
+            kernels::scale(acc + r * dv, correction, dv);
+          }
+          ws.row_max[r] = block_max;
+        }
+        ws.row_sum[r] += kernels::exp_scaled_minus_max_sum(row, ws.row_max[r], scale, row, keys);
       }
       kernels::matmul_ab_add(scores, kBlockKeys, v + j0 * dv, dv, acc, dv, rows, keys, dv);
     }

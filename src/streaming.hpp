@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "aligned_vector.hpp"
+
 namespace attn {
 
 inline constexpr std::size_t kBlockRows = 32;  // queries per block
@@ -15,12 +17,13 @@ inline constexpr std::size_t kBlockKeys = 64;  // keys per block: a 32×64 score
 
 // Scratch space the streaming path reuses between calls: after the first call of a size, a
 // call allocates nothing.
+// The matrices are cache-line aligned (aligned_vector.hpp).
 struct StreamingWorkspace {
-  std::vector<float> keys_t;   // Kᵀ in panels of d × kBlockKeys: packed once per call
-  std::vector<float> scores;   // kBlockRows × kBlockKeys
-  std::vector<float> acc;      // kBlockRows × d_v: the unnormalized output rows
-  std::vector<float> row_max;  // running max per query of the block
-  std::vector<float> row_sum;  // running Σ exp(score − max) per query of the block
+  AlignedVector<float> keys_t;  // Kᵀ in panels of d × kBlockKeys: packed once per call
+  AlignedVector<float> scores;  // kBlockRows × kBlockKeys
+  AlignedVector<float> acc;     // kBlockRows × d_v: the unnormalized output rows
+  std::vector<float> row_max;   // running max per query of the block
+  std::vector<float> row_sum;   // running Σ exp(score − max) per query of the block
 };
 
 struct OutputShape {

@@ -38,9 +38,11 @@ void validate_matrix(const char* name, const MatrixView& m) {
     throw Error(who + " has " + std::to_string(m.cols) + " columns, over the limit of " +
                 std::to_string(limits::kMaxCols));
   }
+  // The common case, vectorized: a contiguous matrix in one pass, else row by row.
+  if (m.stride == m.cols && kernels::all_finite(m.data, m.rows * m.cols)) return;
   for (std::size_t i = 0; i < m.rows; ++i) {
     const float* r = m.row(i);
-    if (kernels::all_finite(r, m.cols)) continue;  // the common case, vectorized
+    if (kernels::all_finite(r, m.cols)) continue;
     for (std::size_t j = 0; j < m.cols; ++j) {
       if (std::isnan(r[j])) throw Error("NaN at " + who + " " + position(i, j));
       if (std::isinf(r[j])) {
@@ -92,6 +94,7 @@ void validate_heads(std::uint64_t d_model, std::uint64_t heads) {
 
 void check_no_overflow(const char* what, const float* data, std::size_t rows, std::size_t cols,
                        const char* why) {
+  if (kernels::all_finite(data, rows * cols)) return;  // the common case, vectorized
   for (std::size_t i = 0; i < rows; ++i) {
     for (std::size_t j = 0; j < cols; ++j) {
       if (!std::isfinite(data[i * cols + j])) {

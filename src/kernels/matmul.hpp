@@ -68,6 +68,84 @@ inline void matmul_abt(const float* a, std::size_t lda, const float* b, std::siz
 
 namespace detail {
 
+#if ATTN_SIMD
+// Vector registers of the target: 32 with AVX-512, 16 for SSE/AVX and for V8's wasm SIMD.
+inline constexpr std::size_t kVectorRegisters =
+#if defined(__AVX512F__)
+    32;
+#else
+    16;
+#endif
+
+// The micro-kernel's tile: kTileRows rows × kTileVectors vectors of columns, held in
+// kTileRows·kTileVectors accumulators. Per step t it loads kTileVectors vectors of B and
+// broadcasts kTileRows values of A into kTileRows·kTileVectors multiply-adds. With 16 registers:
+// 4 × 2 (8 + 2 + 1 live vectors, as many as V8 keeps in registers). With 32: 4 × 4, which
+// covers a 64-wide row of AVX-512 in one tile, needs half the loads per multiply-add and keeps
+// 16 chains in flight, enough for two FMA units of 4 cycles' latency.
+inline constexpr std::size_t kTileRows = 4;
+inline constexpr std::size_t kTileVectors = kVectorRegisters >= 32 ? 4 : 2;
+
+// Pins a loaded vector in a register. Without it GCC folds each load of B into every
+// multiply-add that uses it (vfmadd231ps with a memory operand), so a B vector is loaded R
+// times per step instead of once, and the loads, not the multiply-adds, bound the speed.
+template <class Batch>
+inline Batch in_register(Batch x) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  auto r = x.data;
+  asm("" : "+v"(r));
+  return r;
+#else
+  return x;
+#endif
+}
+
+// C[0..R) × [0..V·L) (+)= A[0..R) × [0..k) · B[0..k) × [0..V·L): one register tile.
+template <std::size_t R, std::size_t V, bool Accumulate>
+inline void tile_ab(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                    std::size_t ldc, std::size_t k) {
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t L = batch::size;
+  batch s[R][V];
+  for (std::size_t r = 0; r < R; ++r) {
+    for (std::size_t v = 0; v < V; ++v) {
+      s[r][v] = Accumulate ? batch::load_unaligned(c + r * ldc + v * L) : batch(0.0f);
+    }
+  }
+  for (std::size_t t = 0; t < k; ++t) {
+    const float* bt = b + t * ldb;
+    batch bv[V];
+    for (std::size_t v = 0; v < V; ++v) bv[v] = in_register(batch::load_unaligned(bt + v * L));
+    for (std::size_t r = 0; r < R; ++r) {
+      const batch w(a[r * lda + t]);
+      for (std::size_t v = 0; v < V; ++v) s[r][v] = xsimd::fma(w, bv[v], s[r][v]);
+    }
+  }
+  for (std::size_t r = 0; r < R; ++r) {
+    for (std::size_t v = 0; v < V; ++v) s[r][v].store_unaligned(c + r * ldc + v * L);
+  }
+}
+
+// R rows of C, every column: full tiles, then one vector at a time, then scalar columns.
+template <std::size_t R, bool Accumulate>
+inline void rows_ab(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                    std::size_t ldc, std::size_t k, std::size_t p) {
+  constexpr std::size_t L = xsimd::batch<float>::size;
+  std::size_t j = 0;
+  for (; j + kTileVectors * L <= p; j += kTileVectors * L) {
+    tile_ab<R, kTileVectors, Accumulate>(a, lda, b + j, ldb, c + j, ldc, k);
+  }
+  for (; j + L <= p; j += L) tile_ab<R, 1, Accumulate>(a, lda, b + j, ldb, c + j, ldc, k);
+  for (; j < p; ++j) {
+    for (std::size_t r = 0; r < R; ++r) {
+      float s = Accumulate ? c[r * ldc + j] : 0.0f;
+      for (std::size_t t = 0; t < k; ++t) s += a[r * lda + t] * b[t * ldb + j];
+      c[r * ldc + j] = s;
+    }
+  }
+}
+#endif
+
 // C = A·B (Accumulate = false) or C += A·B (true), vectorized across the p output columns:
 // each step t broadcasts a[i][t] and multiplies it into row t of B.
 template <bool Accumulate>
@@ -75,94 +153,11 @@ inline void matmul_ab(const float* a, std::size_t lda, const float* b, std::size
                       std::size_t ldc, std::size_t n, std::size_t k, std::size_t p) {
   assert(n != 0 && k != 0 && p != 0);
 #if ATTN_SIMD
-  using batch = xsimd::batch<float>;
-  constexpr std::size_t L = batch::size;
-  const auto start = [&](const float* ci) { return Accumulate ? batch::load_unaligned(ci) : batch(0.0f); };
   std::size_t i = 0;
-  // Micro-kernel: 4 rows × 2 vectors of columns in 8 accumulators. Per step, 2 loads of B
-  // and 4 broadcasts of A feed 8 multiply-adds, and the 8 + 3 live vectors fit the 16
-  // registers of SSE and of V8's wasm SIMD.
-  for (; i + 4 <= n; i += 4) {
-    const float* a0 = a + i * lda;
-    const float* a1 = a0 + lda;
-    const float* a2 = a1 + lda;
-    const float* a3 = a2 + lda;
-    float* c0 = c + i * ldc;
-    float* c1 = c0 + ldc;
-    float* c2 = c1 + ldc;
-    float* c3 = c2 + ldc;
-    std::size_t j = 0;
-    for (; j + 2 * L <= p; j += 2 * L) {
-      batch s00 = start(c0 + j), s01 = start(c0 + j + L), s10 = start(c1 + j), s11 = start(c1 + j + L);
-      batch s20 = start(c2 + j), s21 = start(c2 + j + L), s30 = start(c3 + j), s31 = start(c3 + j + L);
-      for (std::size_t t = 0; t < k; ++t) {
-        const float* bt = b + t * ldb + j;
-        const batch b0 = batch::load_unaligned(bt), b1 = batch::load_unaligned(bt + L);
-        const batch w0(a0[t]), w1(a1[t]), w2(a2[t]), w3(a3[t]);
-        s00 = xsimd::fma(w0, b0, s00); s01 = xsimd::fma(w0, b1, s01);
-        s10 = xsimd::fma(w1, b0, s10); s11 = xsimd::fma(w1, b1, s11);
-        s20 = xsimd::fma(w2, b0, s20); s21 = xsimd::fma(w2, b1, s21);
-        s30 = xsimd::fma(w3, b0, s30); s31 = xsimd::fma(w3, b1, s31);
-      }
-      s00.store_unaligned(c0 + j); s01.store_unaligned(c0 + j + L);
-      s10.store_unaligned(c1 + j); s11.store_unaligned(c1 + j + L);
-      s20.store_unaligned(c2 + j); s21.store_unaligned(c2 + j + L);
-      s30.store_unaligned(c3 + j); s31.store_unaligned(c3 + j + L);
-    }
-    for (; j + L <= p; j += L) {
-      batch s0 = start(c0 + j), s1 = start(c1 + j), s2 = start(c2 + j), s3 = start(c3 + j);
-      for (std::size_t t = 0; t < k; ++t) {
-        const batch bt = batch::load_unaligned(b + t * ldb + j);
-        s0 = xsimd::fma(batch(a0[t]), bt, s0);
-        s1 = xsimd::fma(batch(a1[t]), bt, s1);
-        s2 = xsimd::fma(batch(a2[t]), bt, s2);
-        s3 = xsimd::fma(batch(a3[t]), bt, s3);
-      }
-      s0.store_unaligned(c0 + j); s1.store_unaligned(c1 + j);
-      s2.store_unaligned(c2 + j); s3.store_unaligned(c3 + j);
-    }
-    for (; j < p; ++j) {
-      for (std::size_t r = 0; r < 4; ++r) {
-        const float* ar = a + (i + r) * lda;
-        float s = Accumulate ? c[(i + r) * ldc + j] : 0.0f;
-        for (std::size_t t = 0; t < k; ++t) s += ar[t] * b[t * ldb + j];
-        c[(i + r) * ldc + j] = s;
-      }
-    }
+  for (; i + kTileRows <= n; i += kTileRows) {
+    rows_ab<kTileRows, Accumulate>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, k, p);
   }
-  // The last rows, one at a time.
-  for (; i < n; ++i) {
-    const float* ai = a + i * lda;
-    float* ci = c + i * ldc;
-    std::size_t j = 0;
-    for (; j + 4 * L <= p; j += 4 * L) {
-      batch s0 = start(ci + j), s1 = start(ci + j + L), s2 = start(ci + j + 2 * L), s3 = start(ci + j + 3 * L);
-      for (std::size_t t = 0; t < k; ++t) {
-        const batch w(ai[t]);
-        const float* bt = b + t * ldb + j;
-        s0 = xsimd::fma(w, batch::load_unaligned(bt), s0);
-        s1 = xsimd::fma(w, batch::load_unaligned(bt + L), s1);
-        s2 = xsimd::fma(w, batch::load_unaligned(bt + 2 * L), s2);
-        s3 = xsimd::fma(w, batch::load_unaligned(bt + 3 * L), s3);
-      }
-      s0.store_unaligned(ci + j);
-      s1.store_unaligned(ci + j + L);
-      s2.store_unaligned(ci + j + 2 * L);
-      s3.store_unaligned(ci + j + 3 * L);
-    }
-    for (; j + L <= p; j += L) {
-      batch s = start(ci + j);
-      for (std::size_t t = 0; t < k; ++t) {
-        s = xsimd::fma(batch(ai[t]), batch::load_unaligned(b + t * ldb + j), s);
-      }
-      s.store_unaligned(ci + j);
-    }
-    for (; j < p; ++j) {
-      float s = Accumulate ? ci[j] : 0.0f;
-      for (std::size_t t = 0; t < k; ++t) s += ai[t] * b[t * ldb + j];
-      ci[j] = s;
-    }
-  }
+  for (; i < n; ++i) rows_ab<1, Accumulate>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, k, p);
 #else
   if constexpr (Accumulate) {
     reference::matmul_ab_add_ref(a, lda, b, ldb, c, ldc, n, k, p);
@@ -189,9 +184,30 @@ inline void matmul_ab_add(const float* a, std::size_t lda, const float* b, std::
 
 // dst (cols×rows, stride ldd) = srcᵀ, src rows×cols (stride lds). Packs K as Kᵀ so that QKᵀ
 // runs through matmul_ab's broadcast form, with no horizontal sums. Pure data movement.
+// With 4-lane vectors (SSE2, wasm SIMD) it moves 4×4 blocks through registers (xsimd's
+// in-register transpose): the per-call packing is a visible part of a call at n = 64.
 inline void transpose(const float* src, std::size_t lds, float* dst, std::size_t ldd, std::size_t rows,
                       std::size_t cols) {
-  for (std::size_t i = 0; i < rows; ++i) {
+  std::size_t i = 0;
+#if ATTN_SIMD
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t L = batch::size;
+  if constexpr (L == 4) {
+    for (; i + L <= rows; i += L) {
+      std::size_t j = 0;
+      for (; j + L <= cols; j += L) {
+        batch block[L];
+        for (std::size_t r = 0; r < L; ++r) block[r] = batch::load_unaligned(src + (i + r) * lds + j);
+        xsimd::transpose(block, block + L);
+        for (std::size_t c = 0; c < L; ++c) block[c].store_unaligned(dst + (j + c) * ldd + i);
+      }
+      for (; j < cols; ++j) {
+        for (std::size_t r = i; r < i + L; ++r) dst[j * ldd + r] = src[r * lds + j];
+      }
+    }
+  }
+#endif
+  for (; i < rows; ++i) {
     for (std::size_t j = 0; j < cols; ++j) dst[j * ldd + i] = src[i * lds + j];
   }
 }

@@ -1,12 +1,13 @@
 #pragma once
-// The three passes of a numerically stable row softmax: the row max, exp(x - max) with its sum,
-// and the scaling by 1/sum. Scalar references: reference/softmax_ref.hpp.
+// The three passes of a numerically stable row softmax: the row max, exp(x - max) with its sum
+// (exp.hpp), and the scaling by 1/sum. Scalar references: reference/softmax_ref.hpp.
 #include <cassert>
 #include <cmath>
 #include <cstddef>
 #include <limits>
 
 #include "../reference/softmax_ref.hpp"
+#include "exp.hpp"
 #include "simd.hpp"
 
 namespace attn::kernels {
@@ -31,30 +32,38 @@ inline float reduce_max(const float* x, std::size_t n) {
 #endif
 }
 
-// y[i] = exp(x[i] - max), returns Σ y[i]. max must be finite and >= every x[i], so each
-// exponent is <= 0 and exp cannot overflow; masked entries (-inf) give exactly 0.
-inline float exp_minus_max_sum(const float* x, float max, float* y, std::size_t n) {
-  assert(n != 0 && std::isfinite(max));
+// y[i] = exp((x[i] - max)·scale), returns Σ y[i]: the streaming softmax, which leaves the
+// scores unscaled and applies 1/√d here, in the same pass as the exp. scale > 0; max must be
+// finite and >= every x[i], so each exponent is <= 0 and exp cannot overflow; masked entries
+// (-inf) give exactly 0. Subtracting first keeps the argument's rounding relative to x - max.
+inline float exp_scaled_minus_max_sum(const float* x, float max, float scale, float* y, std::size_t n) {
+  assert(n != 0 && std::isfinite(max) && scale > 0.0f);
 #if ATTN_SIMD
   using batch = xsimd::batch<float>;
   constexpr std::size_t L = batch::size;
-  const batch vmax(max);
+  const batch vmax(max), vscale(scale);
+  const ExpConstants<batch> constants;
   batch vsum(0.0f);
   std::size_t i = 0;
   for (; i + L <= n; i += L) {
-    const batch e = xsimd::exp(batch::load_unaligned(x + i) - vmax);
+    const batch e = exp_nonpositive((batch::load_unaligned(x + i) - vmax) * vscale, constants);
     e.store_unaligned(y + i);
     vsum += e;
   }
   float sum = xsimd::reduce_add(vsum);
   for (; i < n; ++i) {
-    y[i] = std::exp(x[i] - max);
+    y[i] = std::exp((x[i] - max) * scale);
     sum += y[i];
   }
   return sum;
 #else
-  return reference::exp_minus_max_sum_ref(x, max, y, n);
+  return reference::exp_scaled_minus_max_sum_ref(x, max, scale, y, n);
 #endif
+}
+
+// y[i] = exp(x[i] - max), returns Σ y[i]; the same contract with scale 1.
+inline float exp_minus_max_sum(const float* x, float max, float* y, std::size_t n) {
+  return exp_scaled_minus_max_sum(x, max, 1.0f, y, n);
 }
 
 // y[i] *= s

@@ -28,6 +28,19 @@ inline float exp_minus_max_sum_ref(const float* x, float max, float* y, std::siz
   return float(sum);
 }
 
+// y[i] = exp((x[i] - max)·scale) and returns Σ y[i]: the streaming path's form, with the
+// 1/√d scale applied inside the exp.
+inline float exp_scaled_minus_max_sum_ref(const float* x, float max, float scale, float* y, std::size_t n) {
+  assert(n != 0);
+  double sum = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double e = std::exp((double(x[i]) - double(max)) * double(scale));
+    y[i] = float(e);
+    sum += e;
+  }
+  return float(sum);
+}
+
 // y[i] *= s
 inline void scale_ref(float* y, float s, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) y[i] = float(double(y[i]) * double(s));

@@ -227,6 +227,60 @@ TEST_CASE("softmax kernels match their scalar references, with tails and masked 
   }
 }
 
+TEST_CASE("exp_scaled_minus_max_sum (the streaming softmax pass) matches its scalar reference") {
+  ATTN_SEEDED_RANDOM(rng, 7);
+  for (std::size_t n : kRows) {
+    for (const float scale : {1.0f, 0.125f, 0.57735026f}) {
+      CAPTURE(n); CAPTURE(scale);
+      std::vector<float> buffer(n + 2, kNaN);
+      float* x = buffer.data() + 1;
+      for (std::size_t i = 0; i < n; ++i) {
+        x[i] = rng.coin(0.2) ? -std::numeric_limits<float>::infinity() : rng.uniform(-300.0f, 300.0f);
+      }
+      x[rng.index(n)] = rng.uniform(290.0f, 300.0f);
+      const float max = attn::kernels::reduce_max(x, n);
+      std::vector<float> got(n + 2, kNaN), want(n + 2, kNaN);
+      const float sum = attn::kernels::exp_scaled_minus_max_sum(x, max, scale, got.data() + 1, n);
+      const float sum_ref = attn::reference::exp_scaled_minus_max_sum_ref(x, max, scale, want.data() + 1, n);
+      for (std::size_t i = 0; i < n; ++i) {
+        // (x - max)·scale is rounded twice in float32, a relative error of eps in the
+        // argument a, which exp turns into |a|·eps; exp itself adds 2 ulp.
+        const double want_i = double(want[i + 1]);
+        const double a = (double(max) - double(x[i])) * double(scale);
+        const double bound = std::isinf(a) ? 0.0 : (a + 4.0) * FLT_EPSILON * want_i + 1e-37;
+        if (!(std::fabs(double(got[i + 1]) - want_i) <= bound)) {
+          CAPTURE(i);
+          FAIL_CHECK("exp((" << x[i] << " - " << max << ")·" << scale << ") = " << got[i + 1] << ", reference " << want_i);
+        }
+        if (std::isinf(x[i])) CHECK(got[i + 1] == 0.0f);  // masked: exactly zero
+      }
+      CHECK(testsupport::close(sum, sum_ref, {0.0, 2.0 * double(n) * FLT_EPSILON}));
+      CHECK(std::isnan(got[0]));
+      CHECK(std::isnan(got[n + 1]));
+    }
+  }
+}
+
+TEST_CASE("vectorized exp below the stated range: at most a denormal, 0 for -inf, NaN kept") {
+  // Past the vector width, so the vector code (not the scalar tail) sees every value.
+  std::vector<float> x = {-87.3f, -87.4f, -87.6f, -87.7f, -88.0f, -88.5f, -89.0f, -100.0f, -150.0f,
+                          -1e10f, -3.4e38f, -std::numeric_limits<float>::infinity()};
+  while (x.size() % 64 != 0) x.push_back(-std::numeric_limits<float>::infinity());
+  std::vector<float> got(x.size(), kNaN);
+  attn::kernels::exp_minus_max_sum(x.data(), 0.0f, got.data(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    CAPTURE(x[i]);
+    CHECK(got[i] >= 0.0f);
+    CHECK(got[i] <= 1.3e-38f);  // exp(-87.3) = 1.25e-38; every smaller argument gives less
+#if ATTN_SIMD
+    if (x[i] <= -88.0f) CHECK(got[i] == 0.0f);  // the vector exp's clamp (the reference is exact)
+#endif
+  }
+  std::vector<float> nan(x.size(), kNaN), out(x.size(), 0.0f);
+  attn::kernels::exp_minus_max_sum(nan.data(), 0.0f, out.data(), nan.size());
+  for (float y : out) CHECK(std::isnan(y));
+}
+
 TEST_CASE("vectorized exp is within 2 ulp of the correctly rounded exp over the post-max range") {
   // After the row max is subtracted every argument lies in (-inf, 0]. Below about -87.3 the
   // result is a float32 denormal or 0 and, next to the row max's e^0 = 1, cannot change a
