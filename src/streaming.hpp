@@ -12,8 +12,8 @@
 
 namespace attn {
 
-inline constexpr std::size_t kBlockRows = 32;  // queries per block
-inline constexpr std::size_t kBlockKeys = 64;  // keys per block: a 32×64 score tile is 8 KiB
+inline constexpr std::size_t kBlockRows = 64;  // queries per block: each K/V panel loaded serves 64 rows
+inline constexpr std::size_t kBlockKeys = 64;  // keys per block: a 64×64 score tile is 16 KiB
 
 // Scratch space the streaming path reuses between calls: after the first call of a size, a
 // call allocates nothing.

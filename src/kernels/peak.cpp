@@ -1,0 +1,31 @@
+#include "peak.hpp"
+
+namespace attn::kernels {
+
+float peak_mul_add(std::size_t iterations) {
+#if ATTN_SIMD
+  using batch = xsimd::batch<float>;
+  const batch a(0.999999f), b(1e-7f);
+  batch s[kPeakChains];
+  for (std::size_t c = 0; c < kPeakChains; ++c) s[c] = batch(1.0f + 0.1f * float(c));
+  for (std::size_t i = 0; i < iterations; ++i) {
+    // Fused where the instruction set has FMA (natively); mul then add in wasm SIMD, as
+    // the kernels themselves do through the same xsimd::fma.
+    for (std::size_t c = 0; c < kPeakChains; ++c) s[c] = xsimd::fma(s[c], a, b);
+  }
+  batch total(0.0f);
+  for (std::size_t c = 0; c < kPeakChains; ++c) total += s[c];
+  return xsimd::reduce_add(total);
+#else
+  float s[kPeakChains];
+  for (std::size_t c = 0; c < kPeakChains; ++c) s[c] = 1.0f + 0.1f * float(c);
+  for (std::size_t i = 0; i < iterations; ++i) {
+    for (float& x : s) x = x * 0.999999f + 1e-7f;
+  }
+  float total = 0.0f;
+  for (float x : s) total += x;
+  return total;
+#endif
+}
+
+}  // namespace attn::kernels
