@@ -53,13 +53,12 @@ export class ScalingLab {
     this.result = r;
     const card = (title, value, expected, key) => h('div', { class: 'stat-card', dataset: { stat: key } },
       h('span', { class: 'stat-title', text: title }),
-      h('strong', { class: 'stat-value', text: format(value, 3) }),
+      h('strong', { class: 'stat-value', text: value }),
       h('span', { class: 'stat-expected', text: expected }));
     this.stats.replaceChildren(
-      card('std of q·k, unscaled', r.unscaled.std, `expected √${r.dk} = ${format(r.expectedStd, 3)}`, 'unscaled'),
-      card('std of q·k / √d_k', r.scaled.std, 'expected 1', 'scaled'),
-      card('pairs sampled', r.pairs, `seed ${r.seed}, standard normal entries`, 'pairs'));
-    this.stats.lastChild.querySelector('.stat-value').textContent = r.pairs.toLocaleString('en-US');
+      card('std of q·k, unscaled', format(r.unscaled.std, 3), `expected √${r.dk} = ${format(r.expectedStd, 3)}`, 'unscaled'),
+      card('std of q·k / √d_k', format(r.scaled.std, 3), 'expected 1', 'scaled'),
+      card('pairs sampled', r.pairs.toLocaleString('en-US'), `seed ${r.seed}, standard normal entries`, 'pairs'));
 
     const histogram = (hist, title, xLabel, colour) => {
       const outside = hist.below + hist.above;
