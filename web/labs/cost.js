@@ -86,7 +86,7 @@ export class CostLab {
     const total = c.scoreFlops + c.valueFlops + c.projectionFlops + c.outputFlops;
     const row = (name, formula, value, key) => h('tr', { dataset: { term: key } },
       h('th', { scope: 'row', text: name }), h('td', {}, tex(formula)), h('td', { class: 'num', text: human(value, 'FLOP') }),
-      h('td', { class: 'share' }, h('meter', { min: 0, max: 1, value: value / total, 'aria-hidden': 'true' }), ` ${format((100 * value) / total, 1)} %`));
+      h('td', { class: 'share-cell' }, h('meter', { min: 0, max: 1, value: value / total, 'aria-hidden': 'true' }), ` ${format((100 * value) / total, 1)} %`));
     this.table.replaceChildren(
       h('thead', {}, h('tr', {}, h('th', { text: 'term' }), h('th', { text: 'formula' }), h('th', { text: 'FLOPs' }), h('th', { text: 'share' }))),
       h('tbody', {},
