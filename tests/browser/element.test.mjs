@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { CSP, startServer } from '../../tools/serve.mjs';
+import { startServer } from '../../tools/serve.mjs';
 import { readFixture, referenceAttention } from '../js/helpers.mjs';
 import { openPage } from './chromium.mjs';
-import { servedWeb } from './served.mjs';
+import { coursePage, servedWeb } from './served.mjs';
 
 const spec = readFixture('worked-example.json');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -32,19 +32,7 @@ describe('the <attention-calc> element', () => {
     await context.close();
   });
 
-  // A course page of the test's own, served (through a route, not a file) beside the element,
-  // with the strict CSP header unless csp is false.
-  let pages = 0;
-  const scratch = async (body, { ctx = context, csp = true } = {}) => {
-    const url = `${env.url}scratch-${++pages}.html`;
-    await ctx.route(url, (route) => route.fulfill({
-      contentType: 'text/html; charset=utf-8',
-      headers: csp ? { 'Content-Security-Policy': CSP } : {},
-      body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A lesson</title><link rel="icon" href="favicon.svg">' +
-        `<script type="module" src="attention-calc.js"></script></head><body>${body}</body></html>`,
-    }));
-    return url;
-  };
+  const scratch = (body, { ctx = context, csp = true } = {}) => coursePage(ctx, env.url, body, { csp });
   // Brings each widget into view in turn, so every lazy one starts, and waits for it.
   const scrollThrough = (p = page) => p.evaluate(async () => {
     await customElements.whenDefined('attention-calc');

@@ -6,9 +6,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 
-import { CSP } from '../../tools/serve.mjs';
 import { openPage } from './chromium.mjs';
-import { servedWeb } from './served.mjs';
+import { coursePage, servedWeb } from './served.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const number = (text) => parseFloat(text.replace('−', '-').replace(/,/g, ''));
@@ -23,17 +22,9 @@ describe('the lesson labs', () => {
     await context.close();
   });
 
-  let pages = 0;
   // A course page with the given widgets, under the strict CSP; resolves once they are ready.
   const open = async (body) => {
-    const url = `${env.url}labs-${++pages}.html`;
-    await context.route(url, (route) => route.fulfill({
-      contentType: 'text/html; charset=utf-8',
-      headers: { 'Content-Security-Policy': CSP },
-      body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A lesson</title><link rel="icon" href="favicon.svg">'
-        + `<script type="module" src="attention-calc.js"></script></head><body>${body}</body></html>`,
-    }));
-    await page.goto(url);
+    await page.goto(await coursePage(context, env.url, body));
     await page.evaluate(async () => {
       await customElements.whenDefined('attention-calc');
       for (const e of document.querySelectorAll('attention-calc')) {

@@ -2,7 +2,7 @@
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { startServer } from '../../tools/serve.mjs';
+import { CSP, startServer } from '../../tools/serve.mjs';
 import { launchChromium } from './chromium.mjs';
 
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
@@ -19,4 +19,21 @@ export function servedWeb() {
     env.server?.close();
   });
   return env;
+}
+
+let coursePages = 0;
+
+/**
+ * A course page of the test's own, served (through a route, not a file) beside the element,
+ * under the strict CSP header unless csp is false. Returns its URL.
+ */
+export async function coursePage(context, baseUrl, body, { csp = true } = {}) {
+  const url = `${baseUrl}course-${++coursePages}.html`;
+  await context.route(url, (route) => route.fulfill({
+    contentType: 'text/html; charset=utf-8',
+    headers: csp ? { 'Content-Security-Policy': CSP } : {},
+    body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A lesson</title><link rel="icon" href="favicon.svg">'
+      + `<script type="module" src="attention-calc.js"></script></head><body>${body}</body></html>`,
+  }));
+  return url;
 }

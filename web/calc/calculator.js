@@ -59,6 +59,7 @@ export class Calculator {
     this.status = h('p', { class: 'calc-status', role: 'status', part: 'status' });
     this.element = h('div', { class: 'calc' }, this.status);
     this.#render();
+    this.#showLabs();
   }
 
   /** Replaces the state (from a preset, a link, an attribute) and updates everything. */
@@ -80,6 +81,7 @@ export class Calculator {
   configure(options) {
     Object.assign(this.options, options);
     this.#render();
+    this.#showLabs();
   }
 
   // --- layout -------------------------------------------------------------------------------
@@ -287,7 +289,6 @@ export class Calculator {
       this.#build();
       this.#compute();
     }
-    this.#showLabs();
     if (!this.grids) {
       this.status.classList.toggle('error', Boolean(this.problem));
       this.status.textContent = this.problem;
@@ -346,6 +347,7 @@ export class Calculator {
     }
   }
 
+  // Only when the panels change: the labs do not depend on the calculator's state.
   #showLabs() {
     const pending = [];
     for (const [name, load] of Object.entries(LABS)) {

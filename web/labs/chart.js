@@ -10,7 +10,7 @@ const W = 360, H = 200, LEFT = 48, RIGHT = 12, TOP = 14, BOTTOM = 40;
 const PLOT_W = W - LEFT - RIGHT, PLOT_H = H - TOP - BOTTOM;
 
 /** A short number for an axis tick: 1200 → 1.2k, 0.25 → 0.25. */
-export function tick(x) {
+function tick(x) {
   const a = Math.abs(x);
   if (a >= 1e6) return `${+(x / 1e6).toPrecision(3)}M`;
   if (a >= 1e4) return `${+(x / 1e3).toPrecision(3)}k`;

@@ -6,6 +6,7 @@ import { h } from '../calc/dom.js';
 import { format } from '../calc/format.js';
 import { MatrixGrid } from '../calc/grid.js';
 import { heatmapSvg } from '../calc/heatmap.js';
+import { identity } from './matrix.js';
 import { valueTable } from './table.js';
 
 const DEFAULT_SENTENCE = 'The cat sat on the mat because it was tired';
@@ -28,7 +29,6 @@ export const HEAD_KINDS = {
   },
 };
 
-const identity = (d) => Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));
 
 export class ConstructLab {
   /** @param {{ attn: import('../attention.js').Attention, onError: (message: string) => void }} o */
@@ -106,7 +106,9 @@ export class ConstructLab {
     }
     this.sentenceMessage.textContent = '';
     this.sentenceInput.removeAttribute('aria-invalid');
-    this.head = { ...head, sentence };
+    // Per sentence: the token labels, the feature table and W_V = W_O = identity.
+    this.head = { ...head, sentence, labels: head.tokens.map((t, i) => `${i + 1} ${t}`), identity: identity(head.x[0].length) };
+    this.features.replaceChildren(valueTable(head.x, { name: 'X', precision: 0, rowLabels: this.head.labels, colLabels: head.features }));
     this.kind = kind;
     this.wq = structuredClone(head.wq);
     this.wk = structuredClone(head.wk);
@@ -117,10 +119,9 @@ export class ConstructLab {
   }
 
   #compute() {
-    const { x } = this.head;
-    const d = x[0].length;
+    const { x, identity: I } = this.head;
     try {
-      const r = this.attn.multiHead({ x, wq: this.wq, wk: this.wk, wv: identity(d), wo: identity(d), heads: 1, mask: 'causal' });
+      const r = this.attn.multiHead({ x, wq: this.wq, wk: this.wk, wv: I, wo: I, heads: 1, mask: 'causal' });
       this.weights = r.headWeights[0];
       this.hidden = r.heads[0].hidden;
       this.error = '';
@@ -132,13 +133,11 @@ export class ConstructLab {
   }
 
   #render() {
-    const { tokens, features, x, expected } = this.head;
+    const { tokens, features, expected, labels: rowLabels } = this.head;
     const kind = HEAD_KINDS[this.kind];
     for (const b of this.kindButtons) b.setAttribute('aria-pressed', String(b.dataset.kind === this.kind && !this.edited));
     this.how.replaceChildren(h('strong', { text: `${kind.label}${this.edited ? ' (edited)' : ''}. ` }), kind.how);
     this.why.textContent = kind.why;
-    const rowLabels = tokens.map((t, i) => `${i + 1} ${t}`);
-    this.features.replaceChildren(valueTable(x, { name: 'X', precision: 0, rowLabels, colLabels: features }));
     this.wqGrid.update(this.wq, { rowLabels: features, colLabels: features });
     this.wkGrid.update(this.wk, { rowLabels: features, colLabels: features });
 
@@ -155,7 +154,6 @@ export class ConstructLab {
     // pattern intends (a tie between an intended key and another does not count).
     const share = this.weights.map((row, i) => expected[i].reduce((sum, j) => sum + row[j], 0));
     const hits = share.filter((w) => w > 0.5).length;
-    this.matches = hits;
     this.verdict.textContent = `${hits} of ${tokens.length} tokens put most of their weight where a ${kind.label.toLowerCase()} should`
       + ` (the least of them ${format(Math.min(...share), 3)}).`
       + (this.edited && hits < tokens.length ? ' Your edit changed the pattern; pick the preset again to restore it.' : '');

@@ -13,7 +13,7 @@ const MEASURE_MAX_N = 2048;     // the explaining path's limit
 const BUDGET_SECONDS = 3;
 
 /** 1234567 → "1.23 M", with a unit: FLOP, B. */
-export function human(x, unit) {
+function human(x, unit) {
   const prefixes = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
   let k = 0;
   while (Math.abs(x) >= 1000 && k < prefixes.length - 1) { x /= 1000; k++; }
@@ -159,7 +159,6 @@ export class CostLab {
     const upper = points.slice(Math.floor(points.length / 2));
     let fit = null;
     if (upper.length >= 2) fit = this.attn.fitPowerLaw({ x: upper.map((p) => p.n), y: upper.map((p) => p.seconds * 1000) });
-    this.slope = fit?.exponent ?? null;
     const label = `Time of one attention call against n on log-log axes, ${points.length} points`
       + (fit ? `, fitted slope ${format(fit.exponent, 2)} over the upper half` : '');
     this.plotBox.replaceChildren(h('figure', { class: 'chart-figure' },

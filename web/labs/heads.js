@@ -5,14 +5,11 @@ import { MatrixGrid } from '../calc/grid.js';
 import { heatmapSvg } from '../calc/heatmap.js';
 import { h, sub } from '../calc/dom.js';
 import { tex } from '../calc/tex.js';
+import { identity } from './matrix.js';
 import { valueTable } from './table.js';
 
 const MAX_TOKENS = 8, MAX_D = 16;
 const GPT2 = { d: 768, h: 12 };
-
-function identity(d) {
-  return Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));
-}
 
 export class HeadsLab {
   /** @param {{ attn: import('../attention.js').Attention, onError: (message: string) => void }} o */
@@ -116,8 +113,7 @@ export class HeadsLab {
   #compute() {
     const { x, h: heads, causal } = this.state;
     try {
-      this.weightsUsed = this.#weights();
-      this.result = this.attn.multiHead({ x, ...this.weightsUsed, heads, mask: causal ? 'causal' : 'none' });
+      this.result = this.attn.multiHead({ x, ...this.#weights(), heads, mask: causal ? 'causal' : 'none' });
       this.error = '';
     } catch (error) {
       this.error = error.message;
@@ -141,7 +137,7 @@ export class HeadsLab {
     const problem = this.xGrid.error || this.error;
     this.element.classList.toggle('stale', Boolean(problem));
     this.status.classList.toggle('error', Boolean(problem));
-    this.status.textContent = problem ? `${problem.replace(/\.$/, '')}. ${this.shown ? 'Showing the last valid result, dimmed, until this is fixed.' : ''}` : '';
+    this.status.textContent = problem ? `${problem.replace(/\.$/, '')}. ${this.result ? 'Showing the last valid result, dimmed, until this is fixed.' : ''}` : '';
     if (problem || !this.result) return;
 
     const r = this.result;
@@ -162,7 +158,6 @@ export class HeadsLab {
     this.outputs.replaceChildren(
       figure([h('strong', { text: 'Concat' }), '(head₁ … head_h): the head outputs side by side'], r.concat, 'Concat', headLabels('h')),
       figure([h('strong', { text: 'Output' }), ' = Concat·W_O: W_O mixes the heads'], r.output, 'Output', null));
-    this.shown = true;
   }
 }
 

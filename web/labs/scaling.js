@@ -50,7 +50,6 @@ export class ScalingLab {
       this.onError(error.message);
       return;
     }
-    this.result = r;
     const card = (title, value, expected, key) => h('div', { class: 'stat-card', dataset: { stat: key } },
       h('span', { class: 'stat-title', text: title }),
       h('strong', { class: 'stat-value', text: value }),
