@@ -7,8 +7,11 @@
 #include <emscripten/val.h>
 #include <malloc.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -23,6 +26,7 @@
 #include "fit.hpp"
 #include "kernels/peak.hpp"
 #include "kernels/simd.hpp"
+#include "limits.hpp"
 #include "multihead.hpp"
 #include "random.hpp"
 #include "scaling.hpp"
@@ -34,10 +38,36 @@ using emscripten::val;
 
 namespace {
 
-std::size_t size_arg(const val& args, const char* key) { return args[key].as<std::size_t>(); }
+// The largest whole number a double (a JS number) holds exactly, with every smaller one: 2⁵³ − 1.
+constexpr double kMaxExactInteger = 9007199254740991.0;
+
+// Integers arrive as doubles. attention.js checks each against its documented range first; this
+// is the last line before the narrowing, so a value that slipped past cannot wrap (2³² + 1 heads
+// as 1 head on wasm32) but is refused.
+template <class T>
+T whole_number(double value, const char* name) {
+  const double max = std::min(double(std::numeric_limits<T>::max()), kMaxExactInteger);
+  if (!(value >= 0 && value <= max && std::floor(value) == value)) {
+    throw attn::Error(std::string(name) + " must be a whole number from 0 to " + std::to_string(std::uint64_t(max)));
+  }
+  return T(value);
+}
+
+std::size_t size_arg(const val& args, const char* key) {
+  return whole_number<std::size_t>(args[key].as<double>(), key);
+}
 
 // A seed: attention.js passes a whole number from 0 to 2⁵³ − 1, exact in a double.
-std::uint64_t seed_arg(const val& args) { return std::uint64_t(args["seed"].as<double>()); }
+std::uint64_t seed_arg(const val& args) { return whole_number<std::uint64_t>(args["seed"].as<double>(), "seed"); }
+
+// A count for JS: refused unless a double holds it exactly (a wrong last digit is worse than an error).
+double exact_count(std::uint64_t value, const std::string& what) {
+  if (double(value) > kMaxExactInteger) {
+    throw attn::Error(what + " is " + std::to_string(value) +
+                      ", over 2^53 − 1 = 9007199254740991, the largest whole number a JS number holds exactly; use smaller sizes");
+  }
+  return double(value);
+}
 
 attn::Matrix matrix_arg(const val& args, const char* data, const char* rows, const char* cols) {
   return attn::Matrix(size_arg(args, rows), size_arg(args, cols),
@@ -181,22 +211,25 @@ val multi_head(val args) {
 val parameter_count(double d_model, double heads, bool bias) {
   return guarded([&] {
     val out = val::object();
-    out.set("value", double(attn::parameter_count(std::uint64_t(d_model), std::uint64_t(heads), bias)));
+    const std::uint64_t d = whole_number<std::uint64_t>(d_model, "d_model");
+    const std::uint64_t count = attn::parameter_count(d, whole_number<std::uint64_t>(heads, "heads"), bias);
+    out.set("value", exact_count(count, "the parameter count for d_model " + std::to_string(d)));
     return out;
   });
 }
 
 val cost(double n, double m, double d_model, double heads) {
   return guarded([&] {
-    const attn::Cost c = attn::cost(std::uint64_t(n), std::uint64_t(m), std::uint64_t(d_model),
-                                    std::uint64_t(heads));
+    const std::uint64_t d = whole_number<std::uint64_t>(d_model, "d_model");
+    const attn::Cost c = attn::cost(whole_number<std::uint64_t>(n, "n"), whole_number<std::uint64_t>(m, "m"), d,
+                                    whole_number<std::uint64_t>(heads, "heads"));
     val out = val::object();
-    out.set("projectionFlops", double(c.projection_flops));
-    out.set("scoreFlops", double(c.score_flops));
-    out.set("valueFlops", double(c.value_flops));
-    out.set("outputFlops", double(c.output_flops));
-    out.set("attentionBytes", double(c.attention_bytes));
-    out.set("crossoverN", double(attn::crossover_n(std::uint64_t(d_model))));
+    out.set("projectionFlops", exact_count(c.projection_flops, "the projections' FLOP count"));
+    out.set("scoreFlops", exact_count(c.score_flops, "the scores' FLOP count"));
+    out.set("valueFlops", exact_count(c.value_flops, "the A·V FLOP count"));
+    out.set("outputFlops", exact_count(c.output_flops, "the output projection's FLOP count"));
+    out.set("attentionBytes", exact_count(c.attention_bytes, "the attention matrices' byte count"));
+    out.set("crossoverN", exact_count(attn::crossover_n(d), "the crossover length 2·d_model"));
     out.set("dominant", std::string(attn::to_string(c.dominant)));
     return out;
   });
@@ -336,7 +369,8 @@ OutputBuffers& output_buffers() {
 }
 
 attn::OutputShape output_shape(double n, double m, double d, double dv) {
-  return {std::size_t(n), std::size_t(m), std::size_t(d), std::size_t(dv)};
+  return {whole_number<std::size_t>(n, "n"), whole_number<std::size_t>(m, "m"), whole_number<std::size_t>(d, "d"),
+          whole_number<std::size_t>(dv, "dv")};
 }
 
 val prepare_output(double n, double m, double d, double dv) {
@@ -365,8 +399,8 @@ std::string& output_error() {
 }
 
 bool run_output(double n, double m, double d, double dv, bool causal) {
-  OutputBuffers& b = output_buffers();
   try {
+    OutputBuffers& b = output_buffers();
     attn::attention_output(b.q.data(), b.k.data(), b.v.data(), output_shape(n, m, d, dv), causal, b.out.data(),
                            b.workspace);
     return true;
@@ -395,9 +429,36 @@ double heap_bytes_in_use() { return double(mallinfo().uordblks); }
 std::string arch() { return attn::kernels::arch_name(); }
 
 // For the benchmark: the peak mul+add throughput of this build, measured in place.
-double peak_mul_add(double iterations) { return attn::kernels::peak_mul_add(std::size_t(iterations)); }
+val peak_mul_add(double iterations) {
+  return guarded([&] {
+    val out = val::object();
+    out.set("value", attn::kernels::peak_mul_add(whole_number<std::size_t>(iterations, "iterations")));
+    return out;
+  });
+}
 double lanes() { return double(attn::kernels::kLanes); }
 double peak_chains() { return double(attn::kernels::kPeakChains); }
+
+// The core's documented limits, so attention.js checks its input against the same numbers
+// instead of repeating them.
+val limits() {
+  val out = val::object();
+  out.set("maxRows", double(attn::limits::kMaxRows));
+  out.set("maxCols", double(attn::limits::kMaxCols));
+  out.set("maxHeads", double(attn::limits::kMaxHeads));
+  out.set("maxScoreEntries", double(attn::limits::kMaxScoreEntries));
+  out.set("maxStreamingFloats", double(attn::limits::kMaxStreamingFloats));
+  out.set("maxNormalSide", double(attn::kMaxNormalSide));
+  out.set("maxScalingDk", double(attn::kMaxScalingDk));
+  out.set("maxScalingPairs", double(attn::kMaxScalingPairs));
+  out.set("maxScalingBins", double(attn::kMaxScalingBins));
+  out.set("maxScalingRow", double(attn::kMaxScalingRow));
+  out.set("maxTimingN", double(attn::kMaxTimingN));
+  out.set("maxTimingRepeats", double(attn::kMaxTimingRepeats));
+  out.set("maxConstructTokens", double(attn::kMaxConstructTokens));
+  out.set("maxPeakIterations", std::min(double(std::numeric_limits<std::size_t>::max()), kMaxExactInteger));
+  return out;
+}
 
 }  // namespace
 
@@ -421,4 +482,5 @@ EMSCRIPTEN_BINDINGS(attention_calc) {
   emscripten::function("peakMulAdd", &peak_mul_add);
   emscripten::function("lanes", &lanes);
   emscripten::function("peakChains", &peak_chains);
+  emscripten::function("limits", &limits);
 }

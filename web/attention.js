@@ -18,7 +18,6 @@ const SIMD_PROBE = new Uint8Array([
 ]);
 
 const FLOAT32_MAX = 3.4028234663852886e38;
-const MAX_NORMAL_SIDE = 256;
 const HEAD_KINDS = ['previous-token', 'first-token', 'same-token'];
 const DEFAULT_SENTENCE = 'The cat sat on the mat because it was tired';
 const IS_NODE = typeof process === 'object' && typeof process.versions?.node === 'string';
@@ -41,13 +40,19 @@ const instances = new Map();
  *   simd: force the SIMD (true) or scalar (false) build; default: detect.
  *   baseUrl: folder holding attention-{simd,scalar}.{mjs,wasm}; default: ./wasm/ next to this file.
  */
-export function loadAttention(options = {}) {
-  const simd = options.simd ?? wasmSimdSupported();
+export function loadAttention(options) {
+  let simd, base;
+  try {
+    const o = optionsOf(options, 'loadAttention', '{ simd: false }');
+    simd = argument('simd', () => toBoolean(o.simd ?? wasmSimdSupported(), 'simd'));
+    base = argument('baseUrl', () => toBaseUrl(o.baseUrl ?? './wasm/'));
+  } catch (error) {
+    return Promise.reject(error);
+  }
   if (simd && !wasmSimdSupported()) {
     return Promise.reject(new Error('attention-calc: this browser does not support WebAssembly SIMD'));
   }
   const variant = simd ? 'simd' : 'scalar';
-  const base = new URL(options.baseUrl ?? './wasm/', import.meta.url);
   const key = `${variant} ${base.href}`;
   if (!instances.has(key)) {
     const loading = instantiate(variant, base).then((module) => new Attention(module, simd));
@@ -56,6 +61,16 @@ export function loadAttention(options = {}) {
     instances.set(key, loading);
   }
   return instances.get(key);
+}
+
+// The folder of the modules, relative to this file unless absolute.
+function toBaseUrl(value) {
+  if (typeof value !== 'string' && !(value instanceof URL)) fail(`baseUrl must be a string or a URL (got ${describe(value)})`);
+  try {
+    return new URL(value, import.meta.url);
+  } catch {
+    fail(`baseUrl is not a valid URL (got ${describe(String(value))})`);
+  }
 }
 
 const WASM_MAGIC = [0, 97, 115, 109]; // "\0asm"
@@ -106,34 +121,44 @@ async function instantiate(variant, base) {
 /** The loaded core. Create it with loadAttention(). */
 class Attention {
   #core;
+  #limits;           // the core's documented limits (limits())
   #outputShape = ''; // the sizes the core's attentionOutput buffers were last prepared for
   #outputAt = null;  // their heap addresses
 
   constructor(core, simd) {
     this.#core = core;
+    this.#limits = Object.freeze({ ...core.limits() });
     /** Whether the SIMD build is running. */
     this.simd = simd;
     /** Instruction set the kernels were compiled for: "wasm" (SIMD) or "scalar". */
     this.arch = core.arch();
   }
 
+  /** The core's size limits, the ranges every integer argument is checked against. See attention.d.ts. */
+  limits() {
+    return this.#limits;
+  }
+
   /**
    * Scaled dot-product attention with every intermediate step.
    * See attention.d.ts for the options and the result.
    */
-  attention({ q, k, v, mask = 'none', scale, maskAfterSoftmax = false } = {}) {
-    const Q = toMatrix(q, 'Q');
-    const K = toMatrix(k, 'K');
-    const V = toMatrix(v, 'V');
-    const m = toMask(mask, Q.rows, K.rows);
+  attention(options) {
+    const o = optionsOf(options, 'attention', '{ q, k, v }');
+    const L = this.#limits;
+    const Q = argument('Q', () => toMatrix(o.q, 'Q', L));
+    const K = argument('K', () => toMatrix(o.k, 'K', L));
+    const V = argument('V', () => toMatrix(o.v, 'V', L));
+    const m = argument('mask', () => toMask(o.mask, Q.rows, K.rows, L));
+    const scale = argument('scale', () => toScale(o.scale));
+    const maskAfterSoftmax = argument('maskAfterSoftmax', () => toBoolean(withDefault(o.maskAfterSoftmax, false), 'maskAfterSoftmax'));
     const raw = unwrap(
       this.#core.attention({
         q: Q.data, qRows: Q.rows, qCols: Q.cols,
         k: K.data, kRows: K.rows, kCols: K.cols,
         v: V.data, vRows: V.rows, vCols: V.cols,
         maskKind: m.kind, maskHidden: m.hidden,
-        scale: toScale(scale),
-        maskAfterSoftmax: toBoolean(maskAfterSoftmax, 'maskAfterSoftmax'),
+        scale, maskAfterSoftmax,
       }),
     );
     const result = attentionResult(raw, Q.rows, K.rows, V.cols);
@@ -152,19 +177,24 @@ class Attention {
    * Multi-head self-attention: Q = X·W_Q + b_Q (likewise K, V), heads as column slices,
    * output = Concat(heads)·W_O + b_O. See attention.d.ts.
    */
-  multiHead({ x, wq, wk, wv, wo, bq, bk, bv, bo, heads = 1, mask = 'none' } = {}) {
-    const X = toMatrix(x, 'X');
-    const h = toCount(heads, 'heads');
-    const m = toMask(mask, X.rows, X.rows);
+  multiHead(options) {
+    const o = optionsOf(options, 'multiHead', '{ x, wq, wk, wv, wo }');
+    const L = this.#limits;
+    const X = argument('X', () => toMatrix(o.x, 'X', L));
+    const h = argument('heads', () => toRange(withDefault(o.heads, 1), 'heads', 1, L.maxHeads));
+    const m = argument('mask', () => toMask(o.mask, X.rows, X.rows, L));
     const weights = {};
-    for (const [key, value, name] of [['wq', wq, 'W_Q'], ['wk', wk, 'W_K'], ['wv', wv, 'W_V'], ['wo', wo, 'W_O']]) {
-      const W = toMatrix(value, name);
+    for (const [key, name] of [['wq', 'W_Q'], ['wk', 'W_K'], ['wv', 'W_V'], ['wo', 'W_O']]) {
+      const W = argument(name, () => toMatrix(o[key], name, L));
       Object.assign(weights, { [key]: W.data, [`${key}Rows`]: W.rows, [`${key}Cols`]: W.cols });
+    }
+    const biases = {};
+    for (const [key, name] of [['bq', 'b_Q'], ['bk', 'b_K'], ['bv', 'b_V'], ['bo', 'b_O']]) {
+      biases[key] = argument(name, () => toVector(o[key], name));
     }
     const raw = unwrap(
       this.#core.multiHead({
-        x: X.data, n: X.rows, d: X.cols, ...weights,
-        bq: toVector(bq, 'b_Q'), bk: toVector(bk, 'b_K'), bv: toVector(bv, 'b_V'), bo: toVector(bo, 'b_O'),
+        x: X.data, n: X.rows, d: X.cols, ...weights, ...biases,
         heads: h, maskKind: m.kind, maskHidden: m.hidden,
       }),
     );
@@ -189,16 +219,25 @@ class Attention {
    * refuses, and skips the masked half when causal. The inputs are copied straight into buffers
    * the core keeps, so repeated calls allocate nothing.
    */
-  attentionOutput({ q, k, v, n, m = n, d, dv = d, causal = false } = {}) {
-    for (const [value, name] of [[n, 'n'], [m, 'm'], [d, 'd'], [dv, 'dv']]) toCount(value, name);
-    const sizes = { q: n * d, k: m * d, v: m * dv };
-    for (const [name, array] of [['q', q], ['k', k], ['v', v]]) {
-      if (!(array instanceof Float32Array)) throw new Error(`${name} must be a Float32Array (got ${describe(array)})`);
-      if (array.length !== sizes[name]) {
-        throw new Error(`${name} has ${count(array.length, 'value', 'values')} but ${name === 'q' ? 'n×d' : name === 'k' ? 'm×d' : 'm×dv'} = ${sizes[name]}`);
-      }
+  attentionOutput(options) {
+    const o = optionsOf(options, 'attentionOutput', '{ q, k, v, n, d }');
+    const L = this.#limits;
+    const n = argument('n', () => toRange(o.n, 'n', 1, L.maxRows));
+    const m = argument('m', () => toRange(withDefault(o.m, n), 'm', 1, L.maxRows));
+    const d = argument('d', () => toRange(o.d, 'd', 1, L.maxCols));
+    const dv = argument('dv', () => toRange(withDefault(o.dv, d), 'dv', 1, L.maxCols));
+    const sizes = { q: [n * d, 'n×d'], k: [m * d, 'm×d'], v: [m * dv, 'm×dv'] };
+    const arrays = {};
+    for (const name of ['q', 'k', 'v']) {
+      arrays[name] = argument(name, () => {
+        const array = o[name];
+        if (typedArrayKind.call(array) !== 'Float32Array') fail(`${name} must be a Float32Array (got ${describe(array)})`);
+        const [size, product] = sizes[name];
+        if (array.length !== size) fail(`${name} has ${count(array.length, 'value', 'values')} but ${product} = ${size}`);
+        return array;
+      });
     }
-    toBoolean(causal, 'causal');
+    const causal = argument('causal', () => toBoolean(withDefault(o.causal, false), 'causal'));
     // The core's buffers only move when a new size makes them grow.
     const shape = `${n} ${m} ${d} ${dv}`;
     if (this.#outputShape !== shape) {
@@ -207,29 +246,40 @@ class Attention {
     }
     const at = this.#outputAt;
     const heap = this.#core.HEAPF32; // read after prepareOutput: the heap may have grown
-    heap.set(q, at.q / 4);
-    heap.set(k, at.k / 4);
-    heap.set(v, at.v / 4);
+    heap.set(arrays.q, at.q / 4);
+    heap.set(arrays.k, at.k / 4);
+    heap.set(arrays.v, at.v / 4);
     if (!this.#core.runOutput(n, m, d, dv, causal)) throw new Error(this.#core.outputError());
     // A fresh view: the run may have grown the heap (its workspace), detaching the old one.
     return this.#core.HEAPF32.slice(at.out / 4, at.out / 4 + n * dv);
   }
 
-  /** Weights of one multi-head attention layer: 4d² (+ 4d with biases), whatever the heads. */
-  parameterCount({ dModel, heads = 1, bias = false } = {}) {
-    return unwrap(
-      this.#core.parameterCount(toCount(dModel, 'dModel'), toCount(heads, 'heads'), toBoolean(bias, 'bias')),
-    ).value;
+  /**
+   * Weights of one multi-head attention layer: 4d² (+ 4d with biases), whatever the heads.
+   * A count above 2⁵³ − 1 is refused: a JS number could not hold it exactly.
+   */
+  parameterCount(options) {
+    const o = optionsOf(options, 'parameterCount', '{ dModel }');
+    const dModel = argument('dModel', () => toCount(o.dModel, 'dModel'));
+    const heads = argument('heads', () => toRange(withDefault(o.heads, 1), 'heads', 1, this.#limits.maxHeads));
+    const bias = argument('bias', () => toBoolean(withDefault(o.bias, false), 'bias'));
+    return unwrap(this.#core.parameterCount(dModel, heads, bias)).value;
   }
 
   /**
    * FLOPs of each product and bytes of the attention matrices; m defaults to n. Also the
    * self-attention length where the attention products overtake the projections (crossoverN =
-   * 2·dModel) and which side dominates at these sizes ('projections' on a tie).
+   * 2·dModel) and which side dominates at these sizes ('projections' on a tie). A count above
+   * 2⁵³ − 1 is refused: a JS number could not hold it exactly.
    */
-  cost({ n, m = n, dModel, heads = 1 } = {}) {
+  cost(options) {
+    const o = optionsOf(options, 'cost', '{ n, dModel }');
+    const n = argument('n', () => toCount(o.n, 'n'));
+    const m = argument('m', () => toCount(withDefault(o.m, n), 'm'));
+    const dModel = argument('dModel', () => toCount(o.dModel, 'dModel'));
+    const heads = argument('heads', () => toRange(withDefault(o.heads, 1), 'heads', 1, this.#limits.maxHeads));
     const { projectionFlops, scoreFlops, valueFlops, outputFlops, attentionBytes, crossoverN, dominant } = unwrap(
-      this.#core.cost(toCount(n, 'n'), toCount(m, 'm'), toCount(dModel, 'dModel'), toCount(heads, 'heads')),
+      this.#core.cost(n, m, dModel, heads),
     );
     return { projectionFlops, scoreFlops, valueFlops, outputFlops, attentionBytes, crossoverN, dominant };
   }
@@ -242,10 +292,14 @@ class Attention {
    *   rows, cols: 1 to 256; seed: a whole number ≥ 0 (default 0); std: finite, > 0 (default 1).
    * @returns {number[][]}
    */
-  normalMatrix({ rows, cols, seed = 0, std = 1 } = {}) {
-    toRange(rows, 'rows', 1, MAX_NORMAL_SIDE);
-    toRange(cols, 'cols', 1, MAX_NORMAL_SIDE);
-    const raw = unwrap(this.#core.normalMatrix({ rows, cols, seed: toSeed(seed), std: toPositive(std, 'std') }));
+  normalMatrix(options) {
+    const o = optionsOf(options, 'normalMatrix', '{ rows, cols }');
+    const L = this.#limits;
+    const rows = argument('rows', () => toRange(o.rows, 'rows', 1, L.maxNormalSide));
+    const cols = argument('cols', () => toRange(o.cols, 'cols', 1, L.maxNormalSide));
+    const seed = argument('seed', () => toSeed(withDefault(o.seed, 0)));
+    const std = argument('std', () => toPositive(withDefault(o.std, 1), 'std'));
+    const raw = unwrap(this.#core.normalMatrix({ rows, cols, seed, std }));
     return toRows(raw.data, rows, cols);
   }
 
@@ -256,13 +310,16 @@ class Attention {
    * @returns {number}
    */
   entropy(weights) {
-    if (!Array.isArray(weights) && !ArrayBuffer.isView(weights)) {
-      throw new Error(`weights must be an array of numbers (got ${describe(weights)})`);
-    }
-    if (weights.length === 0) throw new Error('weights must have at least one entry');
-    const p = Float64Array.from(weights, (x, j) => {
-      if (typeof x !== 'number' || !Number.isFinite(x)) throw new Error(`weights entry ${j + 1} is not a finite number (got ${describe(x)})`);
-      return x;
+    const p = argument('weights', () => {
+      const list = listOf(weights, 'weights') ?? fail(`weights must be an array of numbers (got ${describe(weights)})`);
+      const values = readEach(list, (x, j) => {
+        const where = `weights entry ${j + 1}`;
+        if (x === HOLE) fail(`${where} is not a finite number (got ${HOLE_TEXT})`);
+        if (typeof x !== 'number' || !Number.isFinite(x)) fail(`${where} is not a finite number (got ${describe(x)})`);
+        return x;
+      });
+      if (values.length === 0) fail('weights must have at least one entry');
+      return Float64Array.from(values);
     });
     return unwrap(this.#core.entropy({ weights: p })).value;
   }
@@ -276,23 +333,27 @@ class Attention {
    *   dk 1–1024; pairs 1–100000 (default 10000, at least `row`); seed ≥ 0 (default 0);
    *   bins 1–200 (default 40); row 2–256 (default 64).
    */
-  scalingExperiment({ dk, pairs = 10000, seed = 0, bins = 40, row = 64 } = {}) {
-    const options = {
-      dk: toRange(dk, 'dk', 1, 1024),
-      pairs: toRange(pairs, 'pairs', 1, 100000),
-      seed: toSeed(seed),
-      bins: toRange(bins, 'bins', 1, 200),
-      row: toRange(row, 'row', 2, 256),
+  scalingExperiment(options) {
+    const o = optionsOf(options, 'scalingExperiment', '{ dk }');
+    const L = this.#limits;
+    const args = {
+      dk: argument('dk', () => toRange(o.dk, 'dk', 1, L.maxScalingDk)),
+      pairs: argument('pairs', () => toRange(withDefault(o.pairs, 10000), 'pairs', 1, L.maxScalingPairs)),
+      seed: argument('seed', () => toSeed(withDefault(o.seed, 0))),
+      bins: argument('bins', () => toRange(withDefault(o.bins, 40), 'bins', 1, L.maxScalingBins)),
+      row: argument('row', () => toRange(withDefault(o.row, 64), 'row', 2, L.maxScalingRow)),
     };
-    if (pairs < row) throw new Error(`row needs ${row} scores but pairs is ${pairs}: take at least as many pairs as the row has scores`);
-    const raw = unwrap(this.#core.scalingExperiment(options));
+    if (args.pairs < args.row) {
+      fail(`row needs ${args.row} scores but pairs is ${args.pairs}: take at least as many pairs as the row has scores`);
+    }
+    const raw = unwrap(this.#core.scalingExperiment(args));
     const sample = ({ mean, std, histogram: h }) => ({
       mean, std,
       histogram: { lo: h.lo, hi: h.hi, counts: Array.from(h.counts), below: h.below, above: h.above },
     });
     const softmaxRow = ({ weights, entropy }) => ({ weights: Array.from(weights), entropy });
     return {
-      dk: options.dk, pairs: options.pairs, seed: options.seed,
+      dk: args.dk, pairs: args.pairs, seed: args.seed,
       expectedStd: raw.expectedStd,
       unscaled: sample(raw.unscaled),
       scaled: sample(raw.scaled),
@@ -312,11 +373,20 @@ class Attention {
    * @param {{ kind: 'previous-token' | 'first-token' | 'same-token', sentence?: string }} options
    *   sentence: split on whitespace, 1 to 16 tokens; default "The cat sat on the mat because it was tired".
    */
-  constructedHead({ kind, sentence = DEFAULT_SENTENCE } = {}) {
-    if (!HEAD_KINDS.includes(kind)) {
-      throw new Error(`kind must be 'previous-token', 'first-token' or 'same-token' (got ${describe(kind)})`);
-    }
-    if (typeof sentence !== 'string') throw new Error(`sentence must be a string (got ${describe(sentence)})`);
+  constructedHead(options) {
+    const o = optionsOf(options, 'constructedHead', "{ kind: 'previous-token' }");
+    const kind = argument('kind', () => {
+      const value = o.kind;
+      if (!HEAD_KINDS.includes(value)) {
+        fail(`kind must be 'previous-token', 'first-token' or 'same-token' (got ${describe(value)})`);
+      }
+      return value;
+    });
+    const sentence = argument('sentence', () => {
+      const value = withDefault(o.sentence, DEFAULT_SENTENCE);
+      if (typeof value !== 'string') fail(`sentence must be a string (got ${describe(value)})`);
+      return value;
+    });
     const raw = unwrap(this.#core.constructedHead({ kind, sentence }));
     const { n, d } = raw;
     return {
@@ -340,22 +410,32 @@ class Attention {
    *   n 1–2048; d 1–4096 (default 64); repeats 1–1000 (default 1); seed ≥ 0 (default 0).
    * @returns {{ seconds: number, attentionBytes: number, iterations: number }}
    */
-  timeAttention({ n, d = 64, repeats = 1, seed = 0 } = {}) {
+  timeAttention(options) {
+    const o = optionsOf(options, 'timeAttention', '{ n }');
+    const L = this.#limits;
     const { seconds, attentionBytes, iterations } = unwrap(this.#core.timeAttention({
-      n: toRange(n, 'n', 1, 2048),
-      d: toRange(d, 'd', 1, 4096),
-      repeats: toRange(repeats, 'repeats', 1, 1000),
-      seed: toSeed(seed),
+      n: argument('n', () => toRange(o.n, 'n', 1, L.maxTimingN)),
+      d: argument('d', () => toRange(withDefault(o.d, 64), 'd', 1, L.maxCols)),
+      repeats: argument('repeats', () => toRange(withDefault(o.repeats, 1), 'repeats', 1, L.maxTimingRepeats)),
+      seed: argument('seed', () => toSeed(withDefault(o.seed, 0))),
     }));
     return { seconds, attentionBytes, iterations };
   }
 
   /**
    * Corners of the convex hull of 2-D points, as indices, counter-clockwise. Collinear points
-   * give the two ends, equal points one index.
+   * give the two ends, equal points one index. Every coordinate must be finite.
    */
   convexHull(points) {
-    const P = toMatrix(points, 'points');
+    const P = argument('points', () => toMatrix(points, 'points', this.#limits));
+    if (P.cols === 2) {
+      for (let i = 0; i < P.rows; i++) {
+        const x = P.data[2 * i], y = P.data[2 * i + 1];
+        if (!Number.isFinite(x) || !Number.isFinite(y)) {
+          fail(`points row ${i + 1} is (${describe(x)}, ${describe(y)}): every point needs finite coordinates`);
+        }
+      }
+    }
     return unwrap(this.#core.convexHull({ points: P.data, m: P.rows, cols: P.cols })).hull;
   }
 
@@ -363,15 +443,17 @@ class Attention {
    * Fits y ≈ c·x^k by least squares on log-log axes: { exponent: k, coefficient: c }. Needs two
    * or more points with different x, every value finite and > 0.
    */
-  fitPowerLaw({ x, y } = {}) {
-    const numbers = (value, name) => {
-      if (!Array.isArray(value) && !ArrayBuffer.isView(value)) throw new Error(`${name} must be an array of numbers (got ${describe(value)})`);
-      return Float64Array.from(value, (t, i) => {
-        if (typeof t !== 'number') throw new Error(`${name}[${i}] must be a number (got ${describe(t)})`);
+  fitPowerLaw(options) {
+    const o = optionsOf(options, 'fitPowerLaw', '{ x, y }');
+    const numbers = (name) => argument(name, () => {
+      const value = o[name];
+      const list = listOf(value, name) ?? fail(`${name} must be an array of numbers (got ${describe(value)})`);
+      return Float64Array.from(readEach(list, (t, i) => {
+        if (typeof t !== 'number') fail(`${name}[${i}] is not a number (got ${t === HOLE ? HOLE_TEXT : describe(t)})`);
         return t;
-      });
-    };
-    const { exponent, coefficient } = unwrap(this.#core.fitPowerLaw({ x: numbers(x, 'x'), y: numbers(y, 'y') }));
+      }));
+    });
+    const { exponent, coefficient } = unwrap(this.#core.fitPowerLaw({ x: numbers('x'), y: numbers('y') }));
     return { exponent, coefficient };
   }
 
@@ -380,7 +462,8 @@ class Attention {
    * returns the FLOPs done (time it to get this build's peak GFLOP/s).
    */
   peakMulAdd(iterations) {
-    this.#core.peakMulAdd(toCount(iterations, 'iterations'));
+    argument('iterations', () => toRange(iterations, 'iterations', 1, this.#limits.maxPeakIterations));
+    unwrap(this.#core.peakMulAdd(iterations));
     return iterations * this.#core.peakChains() * this.#core.lanes() * 2;
   }
 
@@ -420,133 +503,265 @@ function toRows(flat, rows, cols) {
 
 // --- input conversion: the form of the input, not its math (the core checks sizes and values)
 
+// A mistake in the caller's input. It prints as a plain Error; the subclass only lets argument()
+// tell these messages from an exception the input itself threw while being read.
+class InputError extends Error {}
+InputError.prototype.name = 'Error';
+
+function fail(message) {
+  throw new InputError(message);
+}
+
+// Converts one argument. An exception thrown while reading it (a getter or Proxy trap of the
+// caller's) becomes an Error that names the argument, with the original as its cause.
+function argument(name, convert) {
+  try {
+    return convert();
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw new Error(`${name} could not be read: reading it threw ${describe(error)} (this Error's cause)`, { cause: error });
+  }
+}
+
+// The options object of a method; undefined stands for {}.
+function optionsOf(value, method, example) {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object') {
+    fail(`${method} takes an options object such as ${example} (got ${describe(value)})`);
+  }
+  return value;
+}
+
+const withDefault = (value, fallback) => (value === undefined ? fallback : value);
+
 // "1 row", "3 rows"
 const count = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
+// The name of a typed array's kind ('Float32Array', ...) from its internal slot; undefined for
+// anything else, a DataView and a Proxy included. Right for typed arrays from other realms too.
+const typedArrayKind = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
+
+// How a value is shown in a message: as given (1e-50, -0, a BigInt with its n), never throwing.
 function describe(value) {
-  if (typeof value === 'string') return JSON.stringify(value.length > 20 ? `${value.slice(0, 20)}…` : value);
-  if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : String(value);
+  try {
+    switch (typeof value) {
+      case 'string': return JSON.stringify(value.length > 20 ? `${value.slice(0, 20)}…` : value);
+      case 'number': return Object.is(value, -0) ? '-0' : String(value);
+      case 'bigint': return `the BigInt ${value}n`;
+      case 'symbol': return 'a symbol';
+      case 'function': return 'a function';
+      case 'undefined': case 'boolean': return String(value);
+    }
+    if (value === null) return 'null';
+    if (Array.isArray(value)) return 'an array';
+    const kind = typedArrayKind.call(value);
+    if (kind) return article(kind);
+    if (ArrayBuffer.isView(value)) return 'a DataView';
+    if (value instanceof Error) return article(String(value.name));
+    return 'an object';
+  } catch {
+    return 'a value that cannot be inspected'; // a revoked Proxy, say
+  }
+}
+
+// "a Float32Array", "an Int8Array", "a TypeError"
+const article = (noun) => `${/^[AEIO]/.test(noun) ? 'an' : 'a'} ${noun}`;
+
+// value as a list to read entries from: an array, or a typed array of numbers; undefined when it
+// is neither. A DataView (no entries to index) and a BigInt64Array (BigInts, not numbers) are
+// refused by name, so the message says what to pass instead.
+function listOf(value, name) {
+  if (Array.isArray(value)) return value;
+  const kind = typedArrayKind.call(value);
+  if (kind === 'BigInt64Array' || kind === 'BigUint64Array') {
+    fail(`${name} is a ${kind}: its entries are BigInts, not numbers (pass an array or a Float64Array)`);
+  }
+  if (kind) return value;
+  if (ArrayBuffer.isView(value)) {
+    fail(`${name} is a DataView, which has no entries to read: pass an array or a typed array such as Float32Array`);
+  }
+  return undefined;
+}
+
+// An empty slot of a sparse array. It is refused like undefined, never read as 0 or "visible".
+const HOLE = Symbol('hole');
+const HOLE_TEXT = 'an empty slot of a sparse array';
+const entry = (list, i) => (i in list ? list[i] : HOLE);
+
+// map over every entry, holes included (forEach and Array.from skip or fill them), reading each
+// entry once; stops at the first entry `convert` refuses, so a sparse array of length 2³² − 1
+// fails at its first hole instead of filling memory.
+function readEach(list, convert) {
+  const out = [];
+  for (let i = 0, length = list.length; i < length; i++) out.push(convert(entry(list, i), i));
+  return out;
 }
 
 function toFloat(x, where) {
-  if (typeof x !== 'number') throw new Error(`${where} is not a number (got ${describe(x)})`);
+  if (typeof x !== 'number') fail(`${where} is not a number (got ${x === HOLE ? HOLE_TEXT : describe(x)})`);
   if (Number.isFinite(x) && Math.abs(x) > FLOAT32_MAX) {
-    throw new Error(`${where} is ${x}, outside the float32 range (±3.4e38)`);
+    fail(`${where} is ${x}, outside the float32 range (±3.4e38)`);
   }
   return x; // NaN and ±Infinity pass through: the core reports them with their position
 }
 
-// number[][] or { rows, cols, data } → { rows, cols, data: Float32Array }
-function toMatrix(value, name) {
-  if (Array.isArray(value)) {
-    const rows = value.length;
-    const cols = rows && Array.isArray(value[0]) ? value[0].length : 0;
-    const data = new Float32Array(rows * cols);
-    value.forEach((row, i) => {
-      if (!Array.isArray(row)) throw new Error(`${name} row ${i + 1} is not an array (got ${describe(row)})`);
-      if (row.length !== cols) {
-        throw new Error(`${name} row ${i + 1} has ${count(row.length, 'entry', 'entries')} but row 1 has ${cols}: every row needs the same length`);
-      }
-      row.forEach((x, j) => (data[i * cols + j] = toFloat(x, `${name} row ${i + 1} column ${j + 1}`)));
-    });
-    return { rows, cols, data };
+// A Float32Array of `length`, or an Error in the caller's terms when memory runs out.
+function floats(length, name) {
+  try {
+    return new Float32Array(length);
+  } catch (cause) {
+    throw new InputError(`${name} is too large to copy (${length} numbers): out of memory`, { cause });
   }
-  if (value && typeof value === 'object' && 'data' in value) {
-    const rows = toSize(value.rows, `${name}.rows`);
-    const cols = toSize(value.cols, `${name}.cols`);
-    const { data } = value;
-    if (!(data instanceof Float32Array) && !Array.isArray(data) && !ArrayBuffer.isView(data)) {
-      throw new Error(`${name}.data must be a Float32Array or an array of numbers (got ${describe(data)})`);
+}
+
+// A row or column count of a matrix: checked against the core's limit before anything is
+// allocated or narrowed (2³² + 3 rows must not become 3).
+function toDimension(value, field, name, noun, max) {
+  if (!Number.isSafeInteger(value) || value < 0) fail(`${field} must be a whole number ≥ 0 (got ${describe(value)})`);
+  if (value > max) fail(`${name} has ${value} ${noun}, over the limit of ${max}`);
+  return value;
+}
+
+// number[][] (rows may be typed arrays) or { rows, cols, data } → { rows, cols, data: Float32Array }
+function toMatrix(value, name, limits) {
+  if (Array.isArray(value)) return rowsToMatrix(value, name, limits);
+  if (value !== null && typeof value === 'object' && 'data' in value) return flatToMatrix(value, name, limits);
+  fail(`${name} must be an array of rows or { rows, cols, data } (got ${describe(value)})`);
+}
+
+function rowsToMatrix(value, name, limits) {
+  const rows = toDimension(value.length, `${name}.length`, name, 'rows', limits.maxRows);
+  // The shape first, so the copy below is allocated for rows that exist, within the limits.
+  const lists = new Array(rows);
+  let cols = 0;
+  for (let i = 0; i < rows; i++) {
+    const row = entry(value, i);
+    const list = listOf(row, `${name} row ${i + 1}`) ??
+      fail(`${name} row ${i + 1} is not an array (got ${row === HOLE ? HOLE_TEXT : describe(row)})`);
+    const length = list.length;
+    if (i === 0) cols = toDimension(length, `${name} row 1's length`, name, 'columns', limits.maxCols);
+    else if (length !== cols) {
+      fail(`${name} row ${i + 1} has ${count(length, 'entry', 'entries')} but row 1 has ${cols}: every row needs the same length`);
     }
-    if (data.length !== rows * cols) {
-      throw new Error(`${name}.data has ${count(data.length, 'value', 'values')} but ${name} is ${rows}×${cols}, which needs ${rows * cols}`);
-    }
-    if (data instanceof Float32Array) return { rows, cols, data };
-    const copy = new Float32Array(data.length);
-    for (let t = 0; t < data.length; t++) {
-      copy[t] = toFloat(data[t], `${name} row ${Math.floor(t / cols) + 1} column ${(t % cols) + 1}`);
-    }
-    return { rows, cols, data: copy };
+    lists[i] = list;
   }
-  throw new Error(`${name} must be an array of rows or { rows, cols, data } (got ${describe(value)})`);
+  const data = floats(rows * cols, name);
+  for (let i = 0; i < rows; i++) {
+    const list = lists[i];
+    for (let j = 0; j < cols; j++) data[i * cols + j] = toFloat(entry(list, j), `${name} row ${i + 1} column ${j + 1}`);
+  }
+  return { rows, cols, data };
+}
+
+function flatToMatrix(value, name, limits) {
+  const rows = toDimension(value.rows, `${name}.rows`, name, 'rows', limits.maxRows);
+  const cols = toDimension(value.cols, `${name}.cols`, name, 'columns', limits.maxCols);
+  const { data } = value;
+  const list = listOf(data, `${name}.data`) ??
+    fail(`${name}.data must be a Float32Array or an array of numbers (got ${describe(data)})`);
+  if (list.length !== rows * cols) {
+    fail(`${name}.data has ${count(list.length, 'value', 'values')} but ${name} is ${rows}×${cols}, which needs ${rows * cols}`);
+  }
+  if (typedArrayKind.call(list) === 'Float32Array') return { rows, cols, data: list };
+  const copy = floats(list.length, name);
+  for (let t = 0; t < list.length; t++) {
+    copy[t] = toFloat(entry(list, t), `${name} row ${Math.floor(t / cols) + 1} column ${(t % cols) + 1}`);
+  }
+  return { rows, cols, data: copy };
 }
 
 function toVector(value, name) {
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) && !ArrayBuffer.isView(value)) {
-    throw new Error(`${name} must be an array of numbers (got ${describe(value)})`);
-  }
-  return Float32Array.from(value, (x, j) => toFloat(x, `${name} entry ${j + 1}`));
+  const list = listOf(value, name) ?? fail(`${name} must be an array of numbers (got ${describe(value)})`);
+  return Float32Array.from(readEach(list, (x, j) => toFloat(x, `${name} entry ${j + 1}`)));
 }
 
-function toSize(value, name) {
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number ≥ 0 (got ${describe(value)})`);
-  return value;
-}
-
-function toCount(value, name) {
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a whole number ≥ 1 (got ${describe(value)})`);
-  return value;
-}
-
+// A whole number from lo to hi, checked before the core narrows it (2³² + 1 heads must not become 1).
 function toRange(value, name, lo, hi) {
   if (!Number.isInteger(value) || value < lo || value > hi) {
-    throw new Error(`${name} must be a whole number from ${lo} to ${hi} (got ${describe(value)})`);
+    fail(`${name} must be a whole number from ${lo} to ${hi} (got ${describe(value)})`);
   }
   return value;
 }
 
-function toSeed(value) {
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`seed must be a whole number ≥ 0 (got ${describe(value)})`);
+// A whole number ≥ min that a double holds exactly, so the core gets exactly the number given.
+function toCount(value, name, min = 1) {
+  if (Number.isInteger(value) && value > Number.MAX_SAFE_INTEGER) {
+    fail(`${name} is ${value}, over 2^53 − 1 = ${Number.MAX_SAFE_INTEGER}: a JS number does not hold every whole number that large exactly`);
+  }
+  if (!Number.isSafeInteger(value) || value < min) fail(`${name} must be a whole number ≥ ${min} (got ${describe(value)})`);
   return value;
 }
+
+const toSeed = (value) => toCount(value, 'seed', 0);
 
 function toPositive(value, name) {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new Error(`${name} must be a finite number greater than 0 (got ${describe(value)})`);
+    fail(`${name} must be a finite number greater than 0 (got ${describe(value)})`);
   }
   return value;
 }
 
 function toBoolean(value, name) {
-  if (typeof value !== 'boolean') throw new Error(`${name} must be true or false (got ${describe(value)})`);
+  if (typeof value !== 'boolean') fail(`${name} must be true or false (got ${describe(value)})`);
   return value;
 }
 
+// The pitfall scale, a float32 in the core: checked here against float32's range, so the message
+// shows the number as given (1e-50 would otherwise reach the core as 0, 1e39 as inf).
 function toScale(value) {
   if (value === undefined || value === null) return NaN; // the core's default, 1/√d_k
-  return toPositive(value, 'scale');
+  toPositive(value, 'scale');
+  toFloat(value, 'scale');
+  if (Math.fround(value) === 0) {
+    fail(`scale is ${value}, below float32's smallest positive number (1.4e-45): it would round to 0`);
+  }
+  return value;
 }
 
 function toFlag(x, where) {
   if (x === true || x === 1) return 1;
   if (x === false || x === 0) return 0;
-  throw new Error(`${where} must be true (hidden) or false (visible) (got ${describe(x)})`);
+  fail(`${where} must be true (hidden) or false (visible) (got ${x === HOLE ? HOLE_TEXT : describe(x)})`);
 }
 
 // 'none' | 'causal' | { keys: boolean[] } | boolean[][]  →  { kind, hidden: Uint8Array }
-function toMask(mask, n, m) {
+// Flags may be true/false or 1/0, in arrays or typed arrays (a Uint8Array row, say).
+function toMask(mask, n, m, limits) {
   const none = new Uint8Array(0);
   if (mask === undefined || mask === null || mask === 'none') return { kind: 'none', hidden: none };
   if (mask === 'causal') return { kind: 'causal', hidden: none };
-  if (Array.isArray(mask)) {
-    if (mask.length !== n) {
-      throw new Error(`mask has ${count(mask.length, 'row', 'rows')} but Q has ${n}: a custom mask needs one row per query`);
+  if (Array.isArray(mask)) return { kind: 'custom', hidden: gridToFlags(mask, n, m, limits) };
+  if (mask !== null && typeof mask === 'object' && 'keys' in mask) {
+    const { keys } = mask;
+    const list = listOf(keys, 'mask.keys') ??
+      fail(`mask.keys must be an array of true/false flags, one per key (got ${describe(keys)})`);
+    return { kind: 'key_padding', hidden: Uint8Array.from(readEach(list, (x, j) => toFlag(x, `mask.keys[${j}]`))) };
+  }
+  fail(`mask must be 'none', 'causal', { keys: boolean[] } or a boolean[][] grid (got ${describe(mask)})`);
+}
+
+function gridToFlags(mask, n, m, limits) {
+  if (mask.length !== n) {
+    fail(`mask has ${count(mask.length, 'row', 'rows')} but Q has ${n}: a custom mask needs one row per query`);
+  }
+  const lists = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const row = entry(mask, i);
+    const list = listOf(row, `mask row ${i + 1}`) ??
+      fail(`mask row ${i + 1} must be an array of true/false flags (got ${row === HOLE ? HOLE_TEXT : describe(row)})`);
+    if (list.length !== m) {
+      fail(`mask row ${i + 1} has ${count(list.length, 'entry', 'entries')} but K has ${count(m, 'row', 'rows')}: a custom mask needs one entry per key`);
     }
-    const hidden = new Uint8Array(n * m);
-    mask.forEach((row, i) => {
-      if (!Array.isArray(row) || row.length !== m) {
-        const got = Array.isArray(row) ? count(row.length, 'entry', 'entries') : 'no entries';
-        throw new Error(`mask row ${i + 1} has ${got} but K has ${count(m, 'row', 'rows')}: a custom mask needs one entry per key`);
-      }
-      row.forEach((x, j) => (hidden[i * m + j] = toFlag(x, `mask row ${i + 1} column ${j + 1}`)));
-    });
-    return { kind: 'custom', hidden };
+    lists[i] = list;
   }
-  if (mask && typeof mask === 'object' && Array.isArray(mask.keys)) {
-    return { kind: 'key_padding', hidden: Uint8Array.from(mask.keys, (x, j) => toFlag(x, `mask.keys[${j}]`)) };
+  // One flag per score: a grid larger than the largest attention matrix is refused before it is allocated.
+  if (n * m > limits.maxScoreEntries) {
+    fail(`mask is ${n}×${m}, over the limit of ${limits.maxScoreEntries} entries for one attention matrix`);
   }
-  throw new Error(`mask must be 'none', 'causal', { keys: boolean[] } or a boolean[][] grid (got ${describe(mask)})`);
+  const hidden = new Uint8Array(n * m);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < m; j++) hidden[i * m + j] = toFlag(entry(lists[i], j), `mask row ${i + 1} column ${j + 1}`);
+  }
+  return hidden;
 }

@@ -125,7 +125,7 @@ for (const build of BUILDS) {
       assert.ok(Math.abs(fit.coefficient / 2e-6 - 1) < 1e-9, `coefficient ${fit.coefficient}`);
       assert.throws(() => attn.fitPowerLaw({ x: [1], y: [1] }), { message: 'a power-law fit needs at least two points' });
       assert.throws(() => attn.fitPowerLaw({ x: [1, 2], y: [1, -1] }), { message: /finite values above 0 \(point 2\)/ });
-      assert.throws(() => attn.fitPowerLaw({ x: [1, 2], y: [1, '2'] }), { message: /y\[1\] must be a number/ });
+      assert.throws(() => attn.fitPowerLaw({ x: [1, 2], y: [1, '2'] }), { message: /y\[1\] is not a number/ });
       assert.throws(() => attn.fitPowerLaw({ x: 5, y: [1] }), { message: /x must be an array of numbers/ });
     });
 
@@ -241,7 +241,7 @@ describe('attentionOutput: the flat, streaming call', () => {
     const x = new Float32Array(6);
     assert.throws(() => attn.attentionOutput({ q: [1, 2], k: x, v: x, n: 1, d: 2 }), { message: 'q must be a Float32Array (got an array)' });
     assert.throws(() => attn.attentionOutput({ q: x, k: x, v: x, n: 2, d: 2 }), { message: 'q has 6 values but n×d = 4' });
-    assert.throws(() => attn.attentionOutput({ q: x, k: x, v: x, n: 3, d: 0 }), { message: 'd must be a whole number ≥ 1 (got 0)' });
+    assert.throws(() => attn.attentionOutput({ q: x, k: x, v: x, n: 3, d: 0 }), { message: 'd must be a whole number from 1 to 4096 (got 0)' });
     const nan = Float32Array.of(1, 2, NaN, 4, 5, 6);
     assert.throws(() => attn.attentionOutput({ q: x, k: nan, v: x, n: 3, d: 2 }), { message: 'NaN at K row 2 column 1' });
   });
