@@ -3,14 +3,37 @@
 /** Rows of numbers, e.g. [[1, 1], [0, 1], [-1, 0]]. */
 export type Rows = number[][];
 
+/**
+ * A list of numbers an input may be given as. Not a DataView (it has no entries to read), not a
+ * BigInt64Array or BigUint64Array (their entries are BigInts), and never a sparse array: an empty
+ * slot ([1, , 1]) is an Error, named like an undefined entry, not read as 0.
+ */
+export type NumberList =
+  | number[]
+  | Float32Array | Float64Array
+  | Int8Array | Int16Array | Int32Array
+  | Uint8Array | Uint8ClampedArray | Uint16Array | Uint32Array;
+
 /** A row-major matrix: data[i * cols + j] is row i, column j. */
 export interface FlatMatrix {
+  /** 0 to limits().maxRows (0 gives the core's "is empty" Error). */
   rows: number;
+  /** 0 to limits().maxCols. */
   cols: number;
-  data: Float32Array | ArrayLike<number>;
+  /** rows × cols numbers; a Float32Array is used without a copy. */
+  data: NumberList;
 }
 
-export type MatrixInput = Rows | FlatMatrix;
+/**
+ * Rows (each an array or a typed array of numbers, all the same length) or a flat matrix.
+ * At most limits().maxRows rows and limits().maxCols columns, checked before anything is
+ * copied; entries must be numbers within float32's range (±3.4e38; NaN and ±Infinity are
+ * reported by the core with their position).
+ */
+export type MatrixInput = NumberList[] | FlatMatrix;
+
+/** One mask flag: true or 1 = hidden, false or 0 = visible. */
+export type MaskFlag = boolean | 0 | 1;
 
 /**
  * Which keys each query may not see; applied to the scores before the softmax.
@@ -18,8 +41,10 @@ export type MatrixInput = Rows | FlatMatrix;
  * - 'causal': query i does not see keys j > i.
  * - { keys }: key padding, one flag per key (true = hidden from every query).
  * - boolean[][]: n×m grid, true = key j hidden from query i.
+ * Flags may be true/false or 1/0, in arrays or typed arrays (a Uint8Array row, say); a grid has
+ * at most limits().maxScoreEntries flags.
  */
-export type MaskInput = 'none' | 'causal' | { keys: boolean[] } | boolean[][];
+export type MaskInput = 'none' | 'causal' | { keys: MaskFlag[] | NumberList } | (MaskFlag[] | NumberList)[];
 
 export interface AttentionOptions {
   /** Queries, n×d_k. */
@@ -31,7 +56,8 @@ export interface AttentionOptions {
   mask?: MaskInput;
   /**
    * PITFALL DEMO ONLY. Replaces the correct scale 1/√d_k, e.g. 1 (no scaling) or 1/d_k.
-   * Must be a finite number > 0. Leave undefined for correct attention.
+   * Must be a number > 0 that float32 holds without becoming 0 or infinite: from about 1.4e-45
+   * to 3.4e38. Leave undefined (or null) for correct attention.
    */
   scale?: number;
   /**
@@ -109,11 +135,14 @@ export interface MultiHeadOptions {
   /** Output projection: output = Concat(heads)·W_O + b_O. */
   wo: MatrixInput;
   /** Optional biases, d_model entries each. */
-  bq?: ArrayLike<number>;
-  bk?: ArrayLike<number>;
-  bv?: ArrayLike<number>;
-  bo?: ArrayLike<number>;
-  /** h; d_model must be divisible by h. Head i uses columns i·d_k … (i+1)·d_k − 1. Default 1. */
+  bq?: NumberList;
+  bk?: NumberList;
+  bv?: NumberList;
+  bo?: NumberList;
+  /**
+   * h, 1 to limits().maxHeads; d_model must be divisible by h. Head i uses columns
+   * i·d_k … (i+1)·d_k − 1. Default 1.
+   */
   heads?: number;
   /** n×n mask, as for attention(). */
   mask?: MaskInput;
@@ -251,11 +280,50 @@ export interface TimingResult {
   iterations: number;
 }
 
+/** The core's size limits (src/limits.hpp and each module's), as attention.js checks them. */
+export interface Limits {
+  /** Rows of Q, K, V or X (n, m): 65536. */
+  maxRows: number;
+  /** Columns (d_k, d_v, d_model): 4096. */
+  maxCols: number;
+  /** Heads of multiHead, parameterCount and cost: 256. */
+  maxHeads: number;
+  /** Entries of one n×m attention matrix (summed over heads for multiHead): 2048×2048. */
+  maxScoreEntries: number;
+  /** Numbers in q, k, v and the output of attentionOutput together: 2²⁶. */
+  maxStreamingFloats: number;
+  /** rows and cols of normalMatrix: 256. */
+  maxNormalSide: number;
+  /** scalingExperiment's dk (1024), pairs (100000), bins (200) and row (256). */
+  maxScalingDk: number;
+  maxScalingPairs: number;
+  maxScalingBins: number;
+  maxScalingRow: number;
+  /** timeAttention's n (2048) and repeats (1000). */
+  maxTimingN: number;
+  maxTimingRepeats: number;
+  /** Words in constructedHead's sentence: 16. */
+  maxConstructTokens: number;
+  /** peakMulAdd's iterations: 2³² − 1 in the wasm32 build. */
+  maxPeakIterations: number;
+}
+
+/**
+ * Every method checks its input before the core sees it and throws an Error whose message
+ * names the argument, in the caller's terms, for anything else: null or a non-object where an
+ * options object is expected, BigInts, strings, symbols, sparse arrays, DataViews,
+ * BigInt64Arrays, whole numbers outside their documented range (checked before they are
+ * narrowed, so 2³² + 1 never wraps to 1), values outside float32's range. An exception thrown
+ * while reading an argument (a getter, a Proxy trap) becomes an Error naming the argument, with
+ * the original as its `cause`. After any Error the instance stays usable.
+ */
 export interface Attention {
   /** True when the WebAssembly SIMD build is running. */
   readonly simd: boolean;
   /** "wasm" for the SIMD build, "scalar" for the fallback. */
   readonly arch: string;
+  /** The core's size limits; the same frozen object on every call. */
+  limits(): Readonly<Limits>;
   /** Throws Error with a message that names the matrix, the sizes and the rule when input is wrong. */
   attention(options: AttentionOptions): SingleHeadResult;
   multiHead(options: MultiHeadOptions): MultiHeadResult;
@@ -263,23 +331,35 @@ export interface Attention {
    * Output-only attention, for long inputs and speed: row-major Float32Arrays in (q n×d, k m×d,
    * v m×dv), a new Float32Array of n×dv out. Streams over blocks of keys (no n×m matrix; extra
    * memory O(d_v) per query block), skips masked blocks when causal, and allocates nothing when
-   * called again with sizes seen before. m defaults to n, dv to d.
+   * called again with sizes seen before. m defaults to n, dv to d. n and m are 1 to
+   * limits().maxRows, d and dv 1 to limits().maxCols, and all four arrays together at most
+   * limits().maxStreamingFloats numbers.
    */
   attentionOutput(options: {
     q: Float32Array; k: Float32Array; v: Float32Array;
     n: number; m?: number; d: number; dv?: number; causal?: boolean;
   }): Float32Array;
-  /** 4·d² (+ 4·d with biases); the number of heads does not change it. */
+  /**
+   * 4·d² (+ 4·d with biases); the number of heads does not change it. dModel: a whole number
+   * ≥ 1 up to 2⁵³ − 1; heads 1 to limits().maxHeads. A count above 2⁵³ − 1 (a JS number could
+   * not hold it exactly) is an Error, never a rounded number.
+   */
   parameterCount(options: { dModel: number; heads?: number; bias?: boolean }): number;
-  /** m defaults to n (self-attention). */
+  /**
+   * m defaults to n (self-attention). n, m, dModel: whole numbers ≥ 1 up to 2⁵³ − 1; heads 1 to
+   * limits().maxHeads. Like parameterCount, any count above 2⁵³ − 1 is an Error.
+   */
   cost(options: { n: number; m?: number; dModel: number; heads?: number }): Cost;
-  /** Corners of the convex hull of 2-D points, as indices, counter-clockwise. */
+  /**
+   * Corners of the convex hull of 2-D points, as indices, counter-clockwise. Every coordinate
+   * must be finite: the Error names the first point that is not.
+   */
   convexHull(points: MatrixInput): number[];
   /**
    * Least-squares fit of y ≈ coefficient·x^exponent on log-log axes (the cost lab's slope).
    * Needs two or more points with different x; every value finite and > 0.
    */
-  fitPowerLaw(points: { x: ArrayLike<number>; y: ArrayLike<number> }): { exponent: number; coefficient: number };
+  fitPowerLaw(points: { x: NumberList; y: NumberList }): { exponent: number; coefficient: number };
   /**
    * rows×cols numbers from N(0, std²), seeded (xoshiro256** and the polar method in the core):
    * the same numbers for a seed in every browser and build, rounded to float32.
@@ -290,7 +370,7 @@ export interface Attention {
    * Entropy in nats of a probability vector (0·ln 0 = 0): 0 for one-hot, ln(n) for uniform.
    * Entries ≥ 0 summing to 1 within 1e-5, else an Error.
    */
-  entropy(weights: ArrayLike<number>): number;
+  entropy(weights: NumberList): number;
   /** The lesson's √d_k experiment, sampled in the core. */
   scalingExperiment(options: ScalingExperimentOptions): ScalingExperimentResult;
   /**
@@ -304,6 +384,11 @@ export interface Attention {
    * seed ≥ 0 (default 0). Never a pass/fail: the learner's machine decides.
    */
   timeAttention(options: { n: number; d?: number; repeats?: number; seed?: number }): TimingResult;
+  /**
+   * For benchmarks: runs `iterations` (1 to limits().maxPeakIterations) rounds of independent
+   * vector mul+add updates and returns the FLOPs done.
+   */
+  peakMulAdd(iterations: number): number;
   /** Bytes allocated in the wasm heap right now (diagnostic; flat across calls). */
   heapBytesInUse(): number;
 }
@@ -315,7 +400,11 @@ export interface LoadOptions {
   baseUrl?: string | URL;
 }
 
-/** Loads the core once per build; later calls resolve to the same instance. */
+/**
+ * Loads the core once per build; later calls resolve to the same instance. Rejects with an Error
+ * for options that are not an object, a simd that is not a boolean, or a baseUrl that is not a
+ * valid URL.
+ */
 export function loadAttention(options?: LoadOptions): Promise<Attention>;
 
 /** True when this engine validates WebAssembly SIMD code. */
