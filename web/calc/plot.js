@@ -1,6 +1,9 @@
 // The values' convex hull and the outputs inside it, as SVG. With d_v = 2 the plot is exact;
 // otherwise it shows two chosen coordinates (a projection, which keeps outputs inside the
 // projected hull). Value vectors can be dragged with a pointer or moved with arrow keys.
+// An output whose query sees no key is 0 by definition, not a mix of the values: it is drawn
+// hollow and named as exempt, and the captions claim only what holds for the others.
+import { outputNames } from './checks.js';
 import { h, svg, sub } from './dom.js';
 import { format, formatInput } from './format.js';
 
@@ -21,9 +24,10 @@ export class HullPlot {
     this.axisY = h('select', { 'aria-label': 'Plot y coordinate', on: { change: () => this.#axesChanged() } });
     this.axes = h('p', { class: 'plot-axes' }, 'Coordinates: x ', this.axisX, ' y ', this.axisY);
     const save = h('button', { type: 'button', class: 'small', text: 'Save plot as SVG', on: { click: () => onSave(this.root) } });
-    this.element = h('figure', { class: 'plot-figure' },
-      h('figcaption', {}, 'Outputs inside the convex hull of the values'), this.root, this.note, this.axes, save);
+    this.caption = h('figcaption', { text: 'Outputs inside the convex hull of the values' });
+    this.element = h('figure', { class: 'plot-figure' }, this.caption, this.root, this.note, this.axes, save);
     this.dragging = null; // { j, frozen bounds } while a pointer drags a value
+    this.drawn = null;    // the last update's arguments, to refit once a drag ends
     this.layers = { frame: svg('g'), hull: svg('g'), outputs: svg('g'), values: svg('g') };
     this.root.append(...Object.values(this.layers));
     this.handles = [];
@@ -31,23 +35,27 @@ export class HullPlot {
 
   /** hull: indices of the value vectors on the hull (in the plotted coordinates). */
   update(state, result, hull, precision = 3) {
+    this.drawn = [state, result, hull, precision];
     const dv = state.v[0].length;
     const [ax, ay] = dv === 1 ? [0, null] : state.axes;
     const point = (row) => [row[ax], ay === null ? 0 : row[ay]];
     const values = state.v.map(point);
     const outputs = result.output.map(point);
+    const exempt = result.fullyMasked;
+    const rows = outputs.map((_, i) => i);
+    const exemptRows = rows.filter((i) => exempt[i]);
+    const outside = rows.filter((i) => !exempt[i] && !result.checks.outputInHull[i]);
     this.#updateAxes(dv, state.axes);
-    this.note.textContent = dv === 2
-      ? 'Drag a value vector (or focus it and use the arrow keys): every output stays inside the hull.'
-      : dv === 1
-        ? 'd_v = 1: values and outputs lie on a line; the hull is the interval between the extreme values.'
-        : `d_v = ${dv}: showing coordinates ${ax + 1} and ${ay + 1} only. The outputs stay inside this projection of the hull.`;
 
-    const bounds = this.dragging?.bounds ?? fit([...values, ...outputs]);
+    // An exempt output (at 0) does not widen the view: it is drawn only if 0 is in sight.
+    const bounds = this.dragging?.bounds ?? fit([...values, ...outputs.filter((_, i) => !exempt[i])]);
     const X = (x) => PAD + ((x - bounds.x0) / bounds.span) * (SIZE - 2 * PAD);
     const Y = (y) => SIZE - PAD - ((y - bounds.y0) / bounds.span) * (SIZE - 2 * PAD);
     this.toData = (sx, sy) => [bounds.x0 + ((sx - PAD) / (SIZE - 2 * PAD)) * bounds.span, bounds.y0 + ((SIZE - PAD - sy) / (SIZE - 2 * PAD)) * bounds.span];
     this.bounds = bounds;
+    const inView = ([x, y]) => X(x) >= 0 && X(x) <= SIZE && Y(y) >= 0 && Y(y) <= SIZE;
+    const unseen = exemptRows.filter((i) => !inView(outputs[i]));
+    this.#describe({ dv, ax, ay, exemptRows, outside, unseen });
 
     const frame = [svg('rect', { x: 0.5, y: 0.5, width: SIZE - 1, height: SIZE - 1, fill: 'none', stroke: 'currentColor', 'stroke-opacity': 0.25 })];
     if (bounds.x0 < 0 && bounds.x0 + bounds.span > 0) frame.push(svg('line', { x1: X(0), x2: X(0), y1: 0, y2: SIZE, stroke: 'currentColor', 'stroke-opacity': 0.2 }));
@@ -60,11 +68,20 @@ export class HullPlot {
       ? svg('polygon', { points: corners, fill: '#0b5394', 'fill-opacity': 0.12, stroke: '#0b5394', 'stroke-width': 1.5, class: 'hull' })
       : svg('polyline', { points: corners, fill: 'none', stroke: '#0b5394', 'stroke-width': 3, 'stroke-opacity': 0.5, class: 'hull' }));
 
-    this.layers.outputs.replaceChildren(...outputs.map(([x, y], i) => {
-      const inside = result.checks.outputInHull[i];
-      return svg('g', { class: `output-point${inside ? '' : ' outside'}`, role: 'img', 'aria-label': `Output z${sub(i + 1)} at (${format(x, precision)}, ${format(y, precision)})${inside ? '' : ', outside the hull'}` },
-        svg('rect', { x: X(x) - 5, y: Y(y) - 5, width: 10, height: 10, transform: `rotate(45 ${X(x)} ${Y(y)})`, fill: inside ? '#e66100' : '#b00020' }),
-        svg('text', { x: X(x) + 9, y: Y(y) + 14, 'font-size': 12, fill: 'currentColor', text: `z${sub(i + 1)}` }));
+    const marker = (x, y, paint) => svg('rect', { x: X(x) - 5, y: Y(y) - 5, width: 10, height: 10, transform: `rotate(45 ${X(x)} ${Y(y)})`, ...paint });
+    this.layers.outputs.replaceChildren(...rows.filter((i) => !unseen.includes(i)).map((i) => {
+      const [x, y] = outputs[i];
+      const name = `z${sub(i + 1)}`;
+      if (exempt[i]) {
+        // Hollow and grey: a defined 0, not a point the hull check applies to.
+        return svg('g', { class: 'output-point exempt', role: 'img', 'aria-label': `Output ${name} = 0, defined, no key visible; exempt from the hull check` },
+          marker(x, y, { fill: 'none', stroke: 'currentColor', 'stroke-width': 2, 'stroke-dasharray': '3 2', 'stroke-opacity': 0.8 }),
+          svg('text', { x: X(x) + 9, y: Y(y) + 14, 'font-size': 12, fill: 'currentColor', 'fill-opacity': 0.75, text: `${name} = 0 (no key)` }));
+      }
+      const inside = !outside.includes(i);
+      return svg('g', { class: `output-point${inside ? '' : ' outside'}`, role: 'img', 'aria-label': `Output ${name} at (${format(x, precision)}, ${format(y, precision)})${inside ? '' : ', outside the hull'}` },
+        marker(x, y, { fill: inside ? '#e66100' : '#b00020' }),
+        svg('text', { x: X(x) + 9, y: Y(y) + 14, 'font-size': 12, fill: 'currentColor', text: name }));
     }));
 
     // The value handles persist across updates, so a drag in progress keeps its element.
@@ -81,6 +98,33 @@ export class HullPlot {
       label.setAttribute('y', Y(y) - 8);
       this.handles[j].setAttribute('aria-label', `Value vector v${sub(j + 1)} at (${formatInput(x)}${ay === null ? '' : `, ${formatInput(y)}`}); drag it or use the arrow keys to move it`);
     });
+  }
+
+  // The caption and the note claim only what is true of this state: outputs outside the hull
+  // (the mask-after-softmax pitfall) and exempt outputs are named, never covered by "every".
+  #describe({ dv, ax, ay, exemptRows, outside, unseen }) {
+    const are = (rows) => (rows.length === 1 ? 'is' : 'are');
+    const lie = (rows) => (rows.length === 1 ? 'lies' : 'lie');
+    const some = exemptRows.length > 0;
+    this.caption.textContent = outside.length
+      ? `Outputs and the convex hull of the values: ${outputNames(outside)} ${lie(outside)} outside`
+      : `Outputs inside the convex hull of the values${some ? `, except ${outputNames(exemptRows)} (no key visible)` : ''}`;
+    const lead = dv === 2
+      ? 'Drag a value vector (or focus it and use the arrow keys)'
+      : dv === 1
+        ? 'd_v = 1: values and outputs lie on a line; the hull is the interval between the extreme values.'
+        : `d_v = ${dv}: showing coordinates ${ax + 1} and ${ay + 1} only.`;
+    const claim = outside.length
+      ? `${outputNames(outside)} ${lie(outside)} outside the hull: see the checks.`
+      : dv === 2
+        ? `every ${some ? 'other ' : ''}output stays inside the hull.`
+        : dv > 2 ? `The ${some ? 'other ' : ''}outputs stay inside this projection of the hull.` : '';
+    const sentences = [dv === 2 ? `${lead}${outside.length ? '. ' : ': '}${claim}` : `${lead} ${claim}`.trim()];
+    if (some) {
+      const queries = exemptRows.map((i) => i + 1).join(', ');
+      sentences.push(`${outputNames(exemptRows)} ${are(exemptRows)} 0 by definition (quer${exemptRows.length === 1 ? 'y' : 'ies'} ${queries} see${exemptRows.length === 1 ? 's' : ''} no key), exempt from the hull: ${unseen.length === exemptRows.length ? 'not drawn, as 0 lies outside this view' : 'drawn hollow'}.`);
+    }
+    this.note.textContent = sentences.join(' ');
   }
 
   #buildHandles(count) {
@@ -118,6 +162,8 @@ export class HullPlot {
     this.onAxes([Number(this.axisX.value), Number(this.axisY.value)]);
   }
 
+  // While dragging, the view stays still (frozen bounds) and the value stays inside it, so
+  // neither it nor its output can leave the canvas; on release the view refits around them.
   #startDrag(e, j) {
     if (this.readonly) return;
     e.preventDefault();
@@ -129,16 +175,18 @@ export class HullPlot {
       p.x = ev.clientX;
       p.y = ev.clientY;
       const local = p.matrixTransform(this.root.getScreenCTM().inverse());
-      const [x, y] = this.toData(local.x, local.y);
+      const [x, y] = this.toData(clamp(local.x, PAD, SIZE - PAD), clamp(local.y, PAD, SIZE - PAD));
       this.onMove(j, round(x), round(y));
     };
+    const listening = new AbortController();
     const end = () => {
-      target.removeEventListener('pointermove', move);
+      listening.abort();
       this.dragging = null;
+      if (this.drawn) this.update(...this.drawn);
     };
-    target.addEventListener('pointermove', move);
-    target.addEventListener('pointerup', end, { once: true });
-    target.addEventListener('pointercancel', end, { once: true });
+    const { signal } = listening;
+    target.addEventListener('pointermove', move, { signal });
+    for (const type of ['pointerup', 'pointercancel', 'lostpointercapture']) target.addEventListener(type, end, { signal });
   }
 
   #nudge(e, j) {
@@ -151,6 +199,8 @@ export class HullPlot {
     this.onMove(j, round(x + d[0]), round(y + d[1]));
   }
 }
+
+const clamp = (x, lo, hi) => Math.min(Math.max(x, lo), hi);
 
 // Coordinates move in steps of 0.01: readable in the grid, fine enough to drag smoothly.
 const round = (x) => Math.round(x * 100) / 100;
