@@ -2,6 +2,8 @@
 // exempt (not a pass), a pitfall that changes nothing says how to see it, a dragged value stays on
 // the canvas, and large values give no NaN and no false ✗. Driven through the page, as a learner.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 
 import { openPage } from './chromium.mjs';
@@ -10,6 +12,7 @@ import { servedWeb } from './served.mjs';
 const SIZE = 320, PAD = 28; // the plot's viewBox and inner margin (plot.js)
 const WORKED = 'q=1,1;0,1;-1,0&k=1,0;0,1;-1,0';
 const NO_KEY_FOR_QUERY_2 = 'hide=2-1,2-2,2-3';
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe('checks and hull plot', () => {
   const env = servedWeb();
@@ -112,6 +115,32 @@ describe('checks and hull plot', () => {
     // The correct mode needs no hint.
     await mode.selectOption('none');
     assert.equal(await hint.count(), 0);
+  });
+
+  it('issue 10 #3, #4: the exempt, outside and hint states pass axe-core in light and dark themes', async () => {
+    await context.close();
+    ({ page, problems, context } = await openPage(env.browser, { bypassCSP: true })); // to inject axe
+    const states = [
+      `${WORKED}&v=1,0;0,1;1,1&${NO_KEY_FOR_QUERY_2}&pitfall=mask-after-softmax`, // exempt row, and the hint
+      `${WORKED}&v=1,0;0,1;1,1&causal=1&pitfall=mask-after-softmax`, // outputs outside, checks failing
+    ];
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const state of states) {
+        await open(`#${state}`);
+        await page.addScriptTag({ content: AXE });
+        // The plot and the checks, inside the element's shadow root (axe's shadow-path selector).
+        const { violations, contrastChecked } = await page.evaluate(async () => {
+          const result = await window.axe.run({ include: [[['attention-calc#calculator', '.insight']]] });
+          return {
+            violations: result.violations.map((v) => `${v.id}: ${v.nodes.length} × ${v.nodes[0].target.join(' ')} (${v.help})`),
+            contrastChecked: result.passes.find((p) => p.id === 'color-contrast')?.nodes.length ?? 0,
+          };
+        });
+        assert.deepEqual(violations, [], `${scheme}: ${state}`);
+        assert.ok(contrastChecked >= 5, `axe saw the checks' text (${contrastChecked} contrast checks)`);
+      }
+    }
   });
 
   it('issue 10: dragging a value past the edge is clamped and the plot refits on release', async () => {

@@ -53,7 +53,7 @@ export class HullPlot {
     const Y = (y) => SIZE - PAD - ((y - bounds.y0) / bounds.span) * (SIZE - 2 * PAD);
     this.toData = (sx, sy) => [bounds.x0 + ((sx - PAD) / (SIZE - 2 * PAD)) * bounds.span, bounds.y0 + ((SIZE - PAD - sy) / (SIZE - 2 * PAD)) * bounds.span];
     this.bounds = bounds;
-    const inView = ([x, y]) => X(x) >= 0 && X(x) <= SIZE && Y(y) >= 0 && Y(y) <= SIZE;
+    const inView = ([x, y]) => X(x) >= 6 && X(x) <= SIZE - 6 && Y(y) >= 6 && Y(y) <= SIZE - 6; // the whole marker
     const unseen = exemptRows.filter((i) => !inView(outputs[i]));
     this.#describe({ dv, ax, ay, exemptRows, outside, unseen });
 
@@ -76,7 +76,8 @@ export class HullPlot {
         // Hollow and grey: a defined 0, not a point the hull check applies to.
         return svg('g', { class: 'output-point exempt', role: 'img', 'aria-label': `Output ${name} = 0, defined, no key visible; exempt from the hull check` },
           marker(x, y, { fill: 'none', stroke: 'currentColor', 'stroke-width': 2, 'stroke-dasharray': '3 2', 'stroke-opacity': 0.8 }),
-          svg('text', { x: X(x) + 9, y: Y(y) + 14, 'font-size': 12, fill: 'currentColor', 'fill-opacity': 0.75, text: `${name} = 0 (no key)` }));
+          // The label is long: near the right edge it ends at the marker instead of starting there.
+          svg('text', { x: X(x) > SIZE - 110 ? X(x) - 9 : X(x) + 9, y: Y(y) + 14, 'text-anchor': X(x) > SIZE - 110 ? 'end' : 'start', 'font-size': 12, fill: 'currentColor', 'fill-opacity': 0.75, text: `${name} = 0 (no key)` }));
       }
       const inside = !outside.includes(i);
       return svg('g', { class: `output-point${inside ? '' : ' outside'}`, role: 'img', 'aria-label': `Output ${name} at (${format(x, precision)}, ${format(y, precision)})${inside ? '' : ', outside the hull'}` },
