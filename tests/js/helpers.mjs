@@ -58,3 +58,20 @@ export function referenceAttention(q, k, v, hidden) {
   const output = weights.map((w) => v[0].map((_, t) => w.reduce((acc, wj, j) => acc + wj * v[j][t], 0)));
   return { weights, output };
 }
+
+/**
+ * '' when attn reproduces the lesson's worked example (no mask and causal) to 1e-5, else the
+ * first difference: the check that a module is still sound after an error.
+ */
+let workedExample;
+export function workedExampleDiff(attn) {
+  const spec = (workedExample ??= readFixture('worked-example.json'));
+  for (const [key, mask] of [['no_mask', 'none'], ['causal', 'causal']]) {
+    const r = attn.attention({ q: spec.Q, k: spec.K, v: spec.V, mask });
+    for (const step of ['scores', 'weights', 'output']) {
+      const diff = compareRows(r[step], spec[key][step], { abs: 1e-5 }, `${key} ${step}`);
+      if (diff) return diff;
+    }
+  }
+  return '';
+}
