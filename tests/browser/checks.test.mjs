@@ -192,4 +192,34 @@ describe('checks and hull plot', () => {
       }
     }
   });
+
+  it('issue 10 (large values): arrow keys and drags move a value by a step that fits the view, on float32 numbers', async () => {
+    await open(`#${WORKED}&v=1e7,0,0;0,1e7,0;0,0,1e7`);
+    const v11 = () => page.getByLabel('V row 1 column 1', { exact: true }).inputValue().then((t) => Number(t.replace('−', '-')));
+    const outputBefore = await page.getByLabel('Output row 1 column 1', { exact: true }).textContent();
+    await handle(1).focus();
+    await page.keyboard.press('ArrowRight'); // the view is 1.3e7 wide: a step of 1e6, not 0.1
+    assert.equal(await v11(), 11_000_000);
+    await page.keyboard.press('Shift+ArrowLeft');
+    assert.equal(await v11(), 1_000_000);
+    assert.notEqual(await page.getByLabel('Output row 1 column 1', { exact: true }).textContent(), outputBefore);
+    // A drag lands on the same grain (a tenth of a step), so the grid holds what float32 holds.
+    await handle(2).scrollIntoViewIfNeeded();
+    const dot = await handle(2).locator('circle').last().boundingBox();
+    await page.mouse.move(dot.x + dot.width / 2, dot.y + dot.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(dot.x + 37, dot.y + 23, { steps: 3 });
+    await page.mouse.up();
+    for (const column of [1, 2]) {
+      const x = Number((await page.getByLabel(`V row 2 column ${column}`, { exact: true }).inputValue()).replace('−', '-'));
+      assert.ok(Number.isInteger(x / 1e5) && Math.fround(x) === x, `V row 2 column ${column} = ${x}`);
+    }
+    // At the lesson's scale the steps are unchanged: 0.1, and 1 with Shift.
+    await open(`#${WORKED}&v=1,0;0,1;1,1`);
+    await handle(1).focus();
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await v11(), 1.1);
+    await page.keyboard.press('Shift+ArrowRight');
+    assert.equal(await v11(), 2.1);
+  });
 });

@@ -177,7 +177,8 @@ export class HullPlot {
       p.y = ev.clientY;
       const local = p.matrixTransform(this.root.getScreenCTM().inverse());
       const [x, y] = this.toData(clamp(local.x, PAD, SIZE - PAD), clamp(local.y, PAD, SIZE - PAD));
-      this.onMove(j, round(x), round(y));
+      const grain = step(this.dragging.bounds.span) / 10;
+      this.onMove(j, round(x, grain), round(y, grain));
     };
     const listening = new AbortController();
     const end = () => {
@@ -193,18 +194,28 @@ export class HullPlot {
   #nudge(e, j) {
     if (this.readonly) return;
     const [x, y] = this.values[j];
-    const step = e.shiftKey ? 1 : 0.1;
-    const d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] }[e.key];
+    const by = step(this.bounds.span) * (e.shiftKey ? 10 : 1);
+    const d = { ArrowLeft: [-by, 0], ArrowRight: [by, 0], ArrowUp: [0, by], ArrowDown: [0, -by] }[e.key];
     if (!d || (this.lineOnly && d[1] !== 0)) return;
     e.preventDefault();
-    this.onMove(j, round(x + d[0]), round(y + d[1]));
+    this.onMove(j, round(x + d[0], by / 10), round(y + d[1], by / 10));
   }
 }
 
 const clamp = (x, lo, hi) => Math.min(Math.max(x, lo), hi);
 
-// Coordinates move in steps of 0.01: readable in the grid, fine enough to drag smoothly.
-const round = (x) => Math.round(x * 100) / 100;
+// An arrow key's step: 0.1 at the lesson's scale (a view up to 13 wide), and a power of ten
+// more for each tenfold wider view, so a value visibly moves at any size (with |V| ≈ 1e7 a step
+// of 0.1 would not even change its float32).
+const step = (span) => 10 ** Math.max(-1, Math.floor(Math.log10(span / 13)));
+
+// Coordinates land on a grain of a tenth of a step (0.01 at the lesson's scale): readable in the
+// grid, fine enough to drag smoothly, and as few digits at 1e7 as at 1.
+function round(x, grain) {
+  const per = Math.round(1 / grain); // whole for grains below 1: 0.01 → 100, exact in the division
+  const rounded = grain >= 1 ? Math.round(x / grain) * grain : Math.round(x * per) / per;
+  return rounded + 0; // no −0
+}
 
 // A square window around the points, with room for labels.
 function fit(points) {
