@@ -214,12 +214,12 @@ describe('checks and hull plot', () => {
       const x = Number((await page.getByLabel(`V row 2 column ${column}`, { exact: true }).inputValue()).replace('−', '-'));
       assert.ok(Number.isInteger(x / 1e5) && Math.fround(x) === x, `V row 2 column ${column} = ${x}`);
     }
-    // At the lesson's scale the steps are unchanged: 0.1, and 1 with Shift.
-    await open(`#${WORKED}&v=1,0;0,1;1,1`);
+    // At the lesson's scale the steps are unchanged: 0.1, and 1 with Shift, on a grain of 0.01.
+    await open(`#${WORKED}&v=1.05,0;0,1;1,1`);
     await handle(1).focus();
     await page.keyboard.press('ArrowRight');
-    assert.equal(await v11(), 1.1);
+    assert.equal(await v11(), 1.15);
     await page.keyboard.press('Shift+ArrowRight');
-    assert.equal(await v11(), 2.1);
+    assert.equal(await v11(), 2.15);
   });
 });

@@ -194,11 +194,12 @@ export class HullPlot {
   #nudge(e, j) {
     if (this.readonly) return;
     const [x, y] = this.values[j];
-    const by = step(this.bounds.span) * (e.shiftKey ? 10 : 1);
+    const grain = step(this.bounds.span) / 10;
+    const by = grain * (e.shiftKey ? 100 : 10);
     const d = { ArrowLeft: [-by, 0], ArrowRight: [by, 0], ArrowUp: [0, by], ArrowDown: [0, -by] }[e.key];
     if (!d || (this.lineOnly && d[1] !== 0)) return;
     e.preventDefault();
-    this.onMove(j, round(x + d[0], by / 10), round(y + d[1], by / 10));
+    this.onMove(j, round(x + d[0], grain), round(y + d[1], grain));
   }
 }
 
