@@ -61,7 +61,7 @@ export class ChecksView {
     const verb = bad.length === 1 ? 'lies' : 'lie';
     const subject = `Output${bad.length === 1 ? '' : 's'} ${outputNames(bad)}`;
     return bad.some((i) => !rowSumsToOne[i])
-      ? `${subject} ${verb} outside: with weights that do not sum to 1 the output is no longer a convex combination of the values, so it is pulled toward 0.`
+      ? `${subject} ${verb} outside: with weights that do not sum to 1 ${bad.length === 1 ? 'the output' : 'each output'} is no longer a convex combination of the values, so it is pulled toward 0.`
       : `${subject} ${verb} outside the hull by more than float32 rounding allows, although ${bad.length === 1 ? 'its weights sum' : 'their weights sum'} to 1.`;
   }
 
