@@ -92,6 +92,7 @@ const CASES = [
   { name: 'issue 10 #1: custom scale 0.1 kept (scale="0.1" on the element)', attributes: 'scale="0.1"', scale: '0.1\\,QK^\\top', mask: 'none', empty: [], weight11: '0.355' },
   { name: 'custom scale 3e-7 with a mask, set by the element\'s attributes', attributes: 'q="2,1;0,3;-1,1" k="1,1;0,2;3,-1" v="1,2;3,4;-1,0" mask="0,1,0;0,0,0;1,0,1" scale="3e-7"', scale: '3 \\times 10^{-7}\\,QK^\\top', mask: 'before', empty: [] },
   { name: 'custom scale from a link, padding, hidden cells and a query that sees no key', hash: `${WORKED}&pad=2&hide=3-1,3-3&pitfall=custom-scale&scale=2.5`, scale: '2.5\\,QK^\\top', mask: 'before', empty: [3] },
+  { name: 'the page\'s precision: precision="5" on the element, causal mask', attributes: 'precision="5" mask="causal"', scale: 'sqrt', mask: 'before', empty: [], weight11: '1.00000' },
   { name: '8 tokens, d_k = 8, d_v = 3, causal and padding', hash: `${EIGHT}&causal=1&pad=8`, scale: 'sqrt', mask: 'before', empty: [] },
 ];
 
@@ -145,7 +146,7 @@ describe('Copy as PyTorch and Copy as LaTeX, in every mode', () => {
     await page.getByRole('button', { name: label }).click();
     const status = page.getByRole('status').filter({ hasText: `${label}:` });
     await status.waitFor();
-    if ((await status.textContent()).includes('copied ✓')) return page.evaluate(() => navigator.clipboard.readText());
+    if ((await status.textContent()).endsWith('✓')) return page.evaluate(() => navigator.clipboard.readText());
     return page.getByRole('textbox', { name: 'Exported text' }).inputValue();
   }
 

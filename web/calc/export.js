@@ -3,10 +3,9 @@
 // mask, the scale, and where the mask is applied. Text only: they state the mask and the scale;
 // PyTorch (or the reader) does the arithmetic, and the numbers shown come from the core.
 import { format } from './format.js';
-import { maskReason } from './state.js';
 
-const hiddenGrid = (state) => state.q.map((_, i) => state.q.map((__, j) => maskReason(state, i, j) !== null));
-const fullyMaskedRows = (grid) => grid.flatMap((row, i) => (row.every(Boolean) ? [i + 1] : []));
+// The queries that see no key, as the core found them, 1-based as on the page.
+const fullyMaskedRows = (result) => result.fullyMasked.flatMap((empty, i) => (empty ? [i + 1] : []));
 const list = (xs) => xs.join(', ');
 
 // --- PyTorch --------------------------------------------------------------------------------
@@ -41,10 +40,10 @@ function maskComment(state) {
 }
 
 /**
- * A Python script that reproduces the page's numbers with the lesson's attention function, in
- * the page's mode, and prints A and Z with the page's `precision`.
+ * A Python script that reproduces the page's numbers (`result`, computed from `state`) with the
+ * lesson's attention function, in the page's mode, and prints A and Z with the page's `precision`.
  */
-export function pytorchSnippet(state, { precision = 3 } = {}) {
+export function pytorchSnippet(state, result, { precision = 3 } = {}) {
   const afterSoftmax = state.pitfall === 'mask-after-softmax';
   const lines = [
     '# attention-calc: the lesson\'s attention function, with an optional mask (True = hidden).',
@@ -68,7 +67,7 @@ export function pytorchSnippet(state, { precision = 3 } = {}) {
     lines.push(
       '    scores = scores.masked_fill(hidden, float(\'-inf\'))',
       '    A = F.softmax(scores, dim=-1)');
-    const empty = fullyMaskedRows(hiddenGrid(state));
+    const empty = fullyMaskedRows(result);
     if (empty.length) {
       lines.push(
         `    # ${empty.length > 1 ? 'Queries' : 'Query'} ${list(empty)} ${empty.length > 1 ? 'see' : 'sees'} no key: softmax of a row of -inf is 0/0 = nan.`,
@@ -120,7 +119,7 @@ function scaledTex(state) {
  */
 export function latexSnippet(state, result, { precision = 3 } = {}) {
   const number = (x) => format(x, precision).replace('−', '-');
-  const grid = hiddenGrid(state);
+  const grid = result.hidden;
   const masked = grid.some((row) => row.some(Boolean));
   const afterSoftmax = state.pitfall === 'mask-after-softmax';
   const scaled = scaledTex(state);
@@ -134,7 +133,7 @@ export function latexSnippet(state, result, { precision = 3 } = {}) {
     weights = `\\operatorname{softmax}\\!\\left(${scaled} + M\\right)`;
   }
   lines.push(`A = ${weights} = ${pmatrix(result.weights, number)}, \\quad Z = AV = ${pmatrix(result.output, number)}`);
-  const empty = afterSoftmax ? [] : fullyMaskedRows(grid);
+  const empty = afterSoftmax ? [] : fullyMaskedRows(result);
   if (empty.length) {
     const one = empty.length === 1;
     lines.push(`\\text{Quer${one ? 'y' : 'ies'} ${list(empty)} ${one ? 'sees' : 'see'} no key: the softmax of a row of } -\\infty \\text{ is undefined, so row${one ? '' : 's'} ${list(empty)} of } A \\text{ and } Z \\text{ ${one ? 'is' : 'are'} defined as } 0.`);
