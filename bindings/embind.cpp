@@ -307,11 +307,13 @@ val scaling_experiment(val args) {
   });
 }
 
-// args: { kind, sentence }
+// args: { kind, sentence (undefined: the lesson's default sentence) }
 val constructed_head(val args) {
   return guarded([&] {
+    const val sentence = args["sentence"];
     const attn::ConstructedHead h = attn::constructed_head(
-        attn::head_kind_from_string(args["kind"].as<std::string>()), args["sentence"].as<std::string>());
+        attn::head_kind_from_string(args["kind"].as<std::string>()),
+        sentence.isUndefined() ? std::string(attn::kDefaultSentence) : sentence.as<std::string>());
     val expected = val::array();
     for (const auto& keys : h.expected) expected.call<void>("push", index_array(keys));
     val out = val::object();

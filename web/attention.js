@@ -19,7 +19,6 @@ const SIMD_PROBE = new Uint8Array([
 
 const FLOAT32_MAX = 3.4028234663852886e38;
 const HEAD_KINDS = ['previous-token', 'first-token', 'same-token'];
-const DEFAULT_SENTENCE = 'The cat sat on the mat because it was tired';
 const IS_NODE = typeof process === 'object' && typeof process.versions?.node === 'string';
 
 /** True when this engine validates WebAssembly SIMD (v128) code. */
@@ -343,9 +342,6 @@ class Attention {
       bins: argument('bins', () => toRange(withDefault(o.bins, 40), 'bins', 1, L.maxScalingBins)),
       row: argument('row', () => toRange(withDefault(o.row, 64), 'row', 2, L.maxScalingRow)),
     };
-    if (args.pairs < args.row) {
-      fail(`row needs ${args.row} scores but pairs is ${args.pairs}: take at least as many pairs as the row has scores`);
-    }
     const raw = unwrap(this.#core.scalingExperiment(args));
     const sample = ({ mean, std, histogram: h }) => ({
       mean, std,
@@ -383,8 +379,8 @@ class Attention {
       return value;
     });
     const sentence = argument('sentence', () => {
-      const value = withDefault(o.sentence, DEFAULT_SENTENCE);
-      if (typeof value !== 'string') fail(`sentence must be a string (got ${describe(value)})`);
+      const value = o.sentence; // undefined: the core's default sentence
+      if (value !== undefined && typeof value !== 'string') fail(`sentence must be a string (got ${describe(value)})`);
       return value;
     });
     const raw = unwrap(this.#core.constructedHead({ kind, sentence }));
