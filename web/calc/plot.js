@@ -76,8 +76,9 @@ export class HullPlot {
         // Hollow and grey: a defined 0, not a point the hull check applies to.
         return svg('g', { class: 'output-point exempt', role: 'img', 'aria-label': `Output ${name} = 0, defined, no key visible; exempt from the hull check` },
           marker(x, y, { fill: 'none', stroke: 'currentColor', 'stroke-width': 2, 'stroke-dasharray': '3 2', 'stroke-opacity': 0.8 }),
-          // The label is long: near the right edge it ends at the marker instead of starting there.
-          svg('text', { x: X(x) > SIZE - 110 ? X(x) - 9 : X(x) + 9, y: Y(y) + 14, 'text-anchor': X(x) > SIZE - 110 ? 'end' : 'start', 'font-size': 12, fill: 'currentColor', 'fill-opacity': 0.75, text: `${name} = 0 (no key)` }));
+          // The label is long: near the right edge it ends at the marker, near the bottom it
+          // sits above it, so it stays on the canvas.
+          svg('text', { x: X(x) > SIZE - 110 ? X(x) - 9 : X(x) + 9, y: Y(y) > SIZE - 24 ? Y(y) - 9 : Y(y) + 14, 'text-anchor': X(x) > SIZE - 110 ? 'end' : 'start', 'font-size': 12, fill: 'currentColor', 'fill-opacity': 0.75, text: `${name} = 0 (no key)` }));
       }
       const inside = !outside.includes(i);
       return svg('g', { class: `output-point${inside ? '' : ' outside'}`, role: 'img', 'aria-label': `Output ${name} at (${format(x, precision)}, ${format(y, precision)})${inside ? '' : ', outside the hull'}` },
