@@ -8,7 +8,8 @@ namespace attn {
 // (+ 4d with biases). The number of heads does not change it: the heads split d, they do not
 // multiply it (the lesson's fourth pitfall); they are checked only for dividing d_model.
 // GPT-2 small, d = 768, h = 12: 2,359,296 without biases, 2,362,368 with them.
-// Throws attn::Error if d_model is 0 or not divisible by heads.
+// Throws attn::Error if d_model is 0 or not divisible by heads, or if the count is over
+// 2^53 − 1 (every result here leaves the core as a double, exact only up to there).
 std::uint64_t parameter_count(std::uint64_t d_model, std::uint64_t heads, bool bias);
 
 // Which side of the layer's FLOPs is larger: the two n×m attention products (scores and A·V) or
@@ -32,11 +33,11 @@ struct Cost {
 // projections: 2·d_model. With m = n, scores + A·V cost 2n²d + 2n²d = 4n²d, and the projections
 // plus W_O cost 2d²(n + 2n) + 2nd² = 8nd². So 4n²d > 8nd² ⇔ n > 2d (n, d > 0): the heads do not
 // enter, and at n = 2d the two are equal. GPT-2 small (d = 768): 1536 tokens.
-// Throws attn::Error if d_model is 0 or 2·d_model does not fit in 64 bits.
+// Throws attn::Error if d_model is 0 or 2·d_model is over 2^53 − 1.
 std::uint64_t crossover_n(std::uint64_t d_model);
 
 // n queries, m keys (m = n for self-attention). Throws attn::Error if d_model is 0 or not
-// divisible by heads, or if a count does not fit in 64 bits.
+// divisible by heads, or if a count is over 2^53 − 1 (exact in a double up to there).
 Cost cost(std::uint64_t n, std::uint64_t m, std::uint64_t d_model, std::uint64_t heads);
 
 }  // namespace attn

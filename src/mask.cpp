@@ -1,5 +1,6 @@
 #include "mask.hpp"
 
+#include <cstdint>
 #include <string>
 
 #include "error.hpp"
@@ -30,6 +31,11 @@ void validate_mask(const Mask& mask, std::size_t n, std::size_t m) {
       }
       return;
     case MaskKind::custom:
+      // n·m must not wrap around: a wrapped product could match a short mask.
+      if (m != 0 && n > SIZE_MAX / m) {
+        throw Error("custom mask: Q has " + count(n, "row", "rows") + " and K has " +
+                    std::to_string(m) + ", too many for one flag per query and key");
+      }
       if (mask.hidden.size() != n * m) {
         throw Error("custom mask has " + got + " but Q has " + count(n, "row", "rows") +
                     " and K has " + std::to_string(m) + ": the mask needs n×m = " +

@@ -1,6 +1,7 @@
 // Parameter count and cost model, against the lesson's figures.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string>
 
 #include "cost.hpp"
@@ -34,7 +35,33 @@ TEST_CASE("cost model: FLOPs of each product and bytes of the attention matrices
   CHECK(attn::cost(3, 5, 4, 2).projection_flops == 2ull * 16 * (3 + 2 * 5));
   CHECK_THROWS_AS(attn::cost(0, 1, 4, 1), attn::Error);
   CHECK_THROWS_WITH(attn::cost(1ull << 40, 1ull << 40, 4096, 1),
-                    "cost does not fit in 64 bits; use smaller sizes");
+                    "the projection FLOPs 2·d_model²·(n + 2m) is over 2^53 − 1 = 9007199254740991, "
+                    "the largest whole number a double holds exactly; use smaller sizes");
+}
+
+TEST_CASE("issue 10 #11: counts over 2^53 − 1, not exact in a double, are refused") {
+  // 4·(2^27 + 1)² + 4·(2^27 + 1) = 72057595648540680, which a double would round to …672.
+  const std::uint64_t d = (1ull << 27) + 1;
+  CHECK_THROWS_WITH_AS(attn::parameter_count(d, 1, true),
+                       "the parameter count 4·d_model² + 4·d_model is over 2^53 − 1 = 9007199254740991, "
+                       "the largest whole number a double holds exactly; use smaller sizes",
+                       attn::Error);
+  // The largest d_model whose count is exact: 4d² + 4d <= 2^53 − 1 up to d = 47453132.
+  CHECK(attn::parameter_count(47453132, 4, true) == 4ull * 47453132 * 47453132 + 4ull * 47453132);
+  CHECK_THROWS_AS(attn::parameter_count(47453133, 1, true), attn::Error);
+  // n + 2m wrapped around 64 bits before: 2^63 + 2·2^62 = 2^64 = 0.
+  CHECK_THROWS_AS(attn::cost(1ull << 63, 1ull << 62, 1, 1), attn::Error);
+  CHECK_THROWS_AS(attn::crossover_n(1ull << 53), attn::Error);
+  CHECK(attn::crossover_n((1ull << 52) - 1) == (1ull << 53) - 2);
+  // Every field of a cost just under the limit is exact; one more token and a field is over.
+  const attn::Cost c = attn::cost(1, 1, 1, 1);
+  CHECK(c.attention_bytes == 4u);
+  CHECK_THROWS_WITH(attn::cost(1ull << 30, 1ull << 30, 1ull << 20, 1),
+                    "the projection FLOPs 2·d_model²·(n + 2m) is over 2^53 − 1 = 9007199254740991, "
+                    "the largest whole number a double holds exactly; use smaller sizes");
+  CHECK_THROWS_WITH(attn::cost(1ull << 26, 1ull << 26, 1, 1),
+                    "the FLOPs of QKᵀ, 2·n·m·d_model is over 2^53 − 1 = 9007199254740991, "
+                    "the largest whole number a double holds exactly; use smaller sizes");
 }
 
 TEST_CASE("crossover: the attention products overtake the projections past n = 2·d_model") {
