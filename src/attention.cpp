@@ -72,8 +72,11 @@ AttentionResult attention(const MatrixView& q, const MatrixView& k, const Matrix
 
   r.scores = Matrix(n, m);
   kernels::matmul_abt(q.data, q.stride, k.data, k.stride, r.scores.data.data(), m, n, m, d_k);
-  check_no_overflow("Scores", r.scores.data.data(), n, m,
-                    "Q and K are too large; use smaller numbers");
+  // The float32 range rule (validate.hpp), row by row: the first bad score in row-major order.
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t j = settle_scores(r.scores.row(i), q.row(i), k.data, k.stride, m, d_k);
+    if (j < m) throw_score_overflow(i, j);
+  }
 
   r.scaled = r.scores;
   kernels::scale(r.scaled.data.data(), r.scale, n * m);
@@ -113,8 +116,15 @@ AttentionResult attention(const MatrixView& q, const MatrixView& k, const Matrix
   r.output = Matrix(n, d_v);
   kernels::matmul_ab(r.weights.data.data(), m, v.data, v.stride, r.output.data.data(), d_v, n, m,
                      d_v);
-  check_no_overflow("Output", r.output.data.data(), n, d_v,
-                    "V is too large; use smaller numbers");
+  // A convex mix of finite values is finite, but float32 sums can round past the edge: the
+  // range rule decides each large or non-finite row in double.
+  for (std::size_t i = 0; i < n; ++i) {
+    float* z = r.output.row(i);
+    if (kernels::all_magnitudes_below(z, d_v, kRecomputeAbove)) continue;
+    const std::size_t t = output_row_in_double({q.row(i), 1, d_k, q.stride}, k, v,
+                                               r.hidden.data() + i * m, r.scale, !mask_before, z);
+    if (t < d_v) throw_output_overflow(i, t);
+  }
   return r;
 }
 

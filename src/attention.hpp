@@ -46,8 +46,12 @@ struct AttentionResult {
 // Defined results, never NaN:
 // - a fully masked row has weights 0, output 0, row_max -inf, row_sum 0 and fully_masked 1;
 // - scores of any finite size (1e4, -1e4, 1e30) give correct weights thanks to the row max;
-// - NaN or ±Inf inputs, mismatched sizes, empty matrices, sizes over limits:: and float32
-//   overflow of QKᵀ or AV throw attn::Error with a message that says what is wrong.
+// - NaN or ±Inf inputs, mismatched sizes, empty matrices and sizes over limits:: throw
+//   attn::Error with a message that says what is wrong;
+// - float32 overflow follows the range rule shared with the streaming path (validate.hpp): a
+//   score of QKᵀ (hidden or not) or an output is an error only when its value computed in
+//   double is outside float32's range, so both paths accept the same inputs; a pitfall scale
+//   that overflows the scaled scores is an error too.
 AttentionResult attention(const MatrixView& q, const MatrixView& k, const MatrixView& v,
                           const AttentionOptions& options = {});
 

@@ -5,8 +5,11 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <string>
 
+#include "error.hpp"
 #include "reference/attention_ref.hpp"
+#include "validate.hpp"
 
 namespace attn {
 
@@ -22,6 +25,8 @@ double cross(Point o, Point a, Point b) { return (a.x - o.x) * (b.y - o.y) - (a.
 }  // namespace
 
 std::vector<std::size_t> convex_hull_2d(const MatrixView& points) {
+  // NaN compares false both ways, so sorting and the turns would return nonsense indices.
+  validate_finite("points", points);
   const std::size_t m = points.rows;
   std::vector<std::size_t> order(m);
   std::iota(order.begin(), order.end(), std::size_t{0});
@@ -75,15 +80,16 @@ bool inside_polygon(const MatrixView& v, const std::vector<std::size_t>& hull, P
 
 namespace {
 
-// Solves A x = b (k×k, row-major) by Gaussian elimination with partial pivoting.
-// Returns false when A is singular: that subset of points is affinely dependent.
+// Solves A x = b (k×k, row-major) by Gaussian elimination with partial pivoting. Entries are
+// in units of the points' spread (at most 1 and the 1s of the constraint), so a pivot under
+// 1e-13 means the active face's points are affinely dependent to rounding.
 bool solve(std::vector<double>& a, std::vector<double>& b, std::size_t k) {
   for (std::size_t c = 0; c < k; ++c) {
     std::size_t pivot = c;
     for (std::size_t r = c + 1; r < k; ++r) {
       if (std::fabs(a[r * k + c]) > std::fabs(a[pivot * k + c])) pivot = r;
     }
-    if (std::fabs(a[pivot * k + c]) < 1e-12) return false;
+    if (std::fabs(a[pivot * k + c]) < 1e-13) return false;
     if (pivot != c) {
       for (std::size_t t = 0; t < k; ++t) std::swap(a[c * k + t], a[pivot * k + t]);
       std::swap(b[c], b[pivot]);
@@ -101,62 +107,218 @@ bool solve(std::vector<double>& a, std::vector<double>& b, std::size_t k) {
   return true;
 }
 
+struct DistanceBounds {
+  double lower = 0.0;  // the distance is at least this (a separating plane proves it)
+  double upper = std::numeric_limits<double>::infinity();  // a point of the hull this close
+  bool certain = false;  // compared with the tolerance for sure, or optimal
+};
+
+// Wolfe's minimum-norm-point algorithm on p_j = (v_j − z) / unit, where unit is the largest
+// |v_j − z|: the hull point nearest z is the point of conv{p_j} nearest 0. Working in these
+// units keeps the arithmetic the same at every magnitude. `start`, if given, is a known point of
+// the hull (the mix of a row's weights): it becomes an extra atom m, so the search begins there.
+// With tol >= 0 it stops as soon as the distance is proven <= tol or > tol.
+DistanceBounds search_hull(const MatrixView& v, const float* z, const std::vector<double>* start,
+                           double tol, std::size_t max_iterations) {
+  const std::size_t m = v.rows, d = v.cols;
+  DistanceBounds out;
+  double unit2 = 0.0, nearest2 = std::numeric_limits<double>::infinity();
+  std::size_t nearest = 0;
+  for (std::size_t j = 0; j < m; ++j) {
+    double r2 = 0.0;
+    for (std::size_t t = 0; t < d; ++t) r2 += (double(v(j, t)) - z[t]) * (double(v(j, t)) - z[t]);
+    unit2 = std::max(unit2, r2);
+    if (r2 < nearest2) nearest2 = r2, nearest = j;
+  }
+  if (unit2 == 0.0) return {0.0, 0.0, true};  // every value is z itself
+  const double unit = std::sqrt(unit2), inv = 1.0 / unit;
+  auto coord = [&](std::size_t a, std::size_t t) {
+    return ((a < m ? double(v(a, t)) : (*start)[t]) - double(z[t])) * inv;
+  };
+  auto dot = [&](std::size_t a, std::size_t b) {
+    double s = 0.0;
+    for (std::size_t t = 0; t < d; ++t) s += coord(a, t) * coord(b, t);
+    return s;
+  };
+
+  std::vector<std::size_t> face{start ? m : nearest};  // the active face ("corral")
+  std::vector<double> lambda{1.0}, gram{dot(face[0], face[0])}, x(d), kkt, rhs;
+  for (std::size_t t = 0; t < d; ++t) x[t] = coord(face[0], t);
+  for (std::size_t iteration = 0;; ++iteration) {
+    double xx = 0.0;
+    for (std::size_t t = 0; t < d; ++t) xx += x[t] * x[t];
+    out.upper = std::sqrt(xx) * unit;
+    if ((tol >= 0.0 && out.upper <= tol) || xx <= 1e-30) {
+      out.certain = true;
+      return out;
+    }
+    // The value that improves most: smallest <x, p_j>. Every hull point y has <x, y> >= mu,
+    // so the plane <x, ·> = mu separates 0 from the hull at distance mu / |x|.
+    // <x, p_j> = <x, v_j − z> / unit, the division once per point: this is the O(m·d) pass.
+    std::size_t best = 0;
+    double mu = std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < m; ++j) {
+      const float* vj = v.row(j);
+      double s = 0.0;
+      for (std::size_t t = 0; t < d; ++t) s += x[t] * (double(vj[t]) - double(z[t]));
+      if (s < mu) mu = s, best = j;
+    }
+    mu *= inv;
+    out.lower = std::max(out.lower, std::max(mu, 0.0) / std::sqrt(xx) * unit);
+    if (tol >= 0.0 && out.lower > tol) {
+      out.certain = true;
+      return out;
+    }
+    // Optimal when no value improves by more than rounding: then upper − distance <=
+    // (xx − mu) / |x|, at most 1e-7 of the spread.
+    if (xx - mu <= 1e-15 + 1e-12 * xx ||
+        std::find(face.begin(), face.end(), best) != face.end()) {
+      out.certain = true;
+      return out;
+    }
+    if (iteration == max_iterations) return out;
+
+    face.push_back(best);
+    lambda.push_back(0.0);
+    const std::size_t old = face.size() - 1;
+    std::vector<double> grown(face.size() * face.size());
+    for (std::size_t r = 0; r < old; ++r) {
+      for (std::size_t c = 0; c < old; ++c) grown[r * face.size() + c] = gram[r * old + c];
+    }
+    for (std::size_t r = 0; r < face.size(); ++r) {
+      grown[r * face.size() + old] = grown[old * face.size() + r] = dot(face[r], best);
+    }
+    gram.swap(grown);
+
+    // Minor cycles: move to the affine minimizer of the face, or as far toward it as the
+    // weights stay >= 0, dropping the points whose weight reaches 0.
+    for (;;) {
+      const std::size_t k = face.size(), s = k + 1;
+      // min |Σ α_a p_a|² with Σ α_a = 1:  [G 1; 1ᵀ 0] [α; ρ] = [0; 1].
+      kkt.assign(s * s, 0.0);
+      rhs.assign(s, 0.0);
+      for (std::size_t r = 0; r < k; ++r) {
+        for (std::size_t c = 0; c < k; ++c) kkt[r * s + c] = gram[r * k + c];
+        kkt[r * s + k] = kkt[k * s + r] = 1.0;
+      }
+      rhs[k] = 1.0;
+      if (!solve(kkt, rhs, s)) return out;  // degenerate to rounding: keep the bounds found
+      double theta = 1.0;
+      for (std::size_t a = 0; a < k; ++a) {
+        if (rhs[a] > 0.0) continue;
+        const double gap = lambda[a] - rhs[a];
+        theta = std::min(theta, gap > 0.0 ? lambda[a] / gap : 0.0);
+      }
+      for (std::size_t a = 0; a < k; ++a) lambda[a] = (1.0 - theta) * lambda[a] + theta * rhs[a];
+      if (theta == 1.0) break;
+      // Drop the points whose weight reached 0 (at least the one that set theta).
+      std::size_t keep = 0;
+      double total = 0.0;
+      std::vector<std::size_t> kept;
+      for (std::size_t a = 0; a < k; ++a) {
+        if (lambda[a] > 1e-14) kept.push_back(a);
+      }
+      if (kept.empty()) kept.push_back(std::size_t(std::max_element(lambda.begin(), lambda.end()) - lambda.begin()));
+      std::vector<double> g2(kept.size() * kept.size());
+      for (std::size_t r = 0; r < kept.size(); ++r) {
+        for (std::size_t c = 0; c < kept.size(); ++c) g2[r * kept.size() + c] = gram[kept[r] * k + kept[c]];
+        face[keep] = face[kept[r]];
+        lambda[keep] = lambda[kept[r]];
+        total += lambda[keep++];
+      }
+      face.resize(keep);
+      lambda.resize(keep);
+      for (double& l : lambda) l /= total;
+      gram.swap(g2);
+    }
+    std::fill(x.begin(), x.end(), 0.0);
+    for (std::size_t a = 0; a < face.size(); ++a) {
+      for (std::size_t t = 0; t < d; ++t) x[t] += lambda[a] * coord(face[a], t);
+    }
+  }
+}
+
+// Every coordinate within the values' range widened by tol. False for NaN.
+bool inside_box(const std::vector<double>& lo, const std::vector<double>& hi, const float* z,
+                double tol) {
+  for (std::size_t t = 0; t < lo.size(); ++t) {
+    if (!(z[t] >= lo[t] - tol && z[t] <= hi[t] + tol)) return false;
+  }
+  return true;
+}
+
+// d_v >= 3. The row's own weights, normalized, mix a point of the hull: an output within tol of
+// that mix is proven inside in one pass. Otherwise (a pitfall row) the search decides, starting
+// from that mix. `mix` is scratch of d_v doubles.
+bool inside_hull(const MatrixView& v, const float* weights, const float* z, double tol,
+                 bool& exact, std::vector<double>& mix) {
+  const std::size_t m = v.rows, d = v.cols;
+  double sum = 0.0;
+  bool usable = true;
+  for (std::size_t j = 0; j < m; ++j) {
+    usable = usable && weights[j] >= 0.0f && std::isfinite(weights[j]);
+    sum += double(weights[j]);
+  }
+  usable = usable && sum > 0.0;
+  if (usable) {
+    std::fill(mix.begin(), mix.end(), 0.0);
+    for (std::size_t j = 0; j < m; ++j) {
+      if (weights[j] == 0.0f) continue;
+      const double f = double(weights[j]) / sum;
+      for (std::size_t t = 0; t < d; ++t) mix[t] += f * double(v(j, t));
+    }
+    double d2 = 0.0;
+    for (std::size_t t = 0; t < d; ++t) d2 += (mix[t] - z[t]) * (mix[t] - z[t]);
+    if (std::sqrt(d2) <= tol) return true;
+  }
+  const DistanceBounds b = search_hull(v, z, usable ? &mix : nullptr, tol, kHullMaxIterations);
+  exact = exact && b.certain;
+  return b.upper <= tol;
+}
+
 }  // namespace
 
-double distance_to_hull(const MatrixView& points, const float* z) {
-  const std::size_t m = points.rows, d = points.cols;
-  double best = std::numeric_limits<double>::infinity();
-  std::vector<std::size_t> subset;
-  for (std::uint32_t bits = 1; bits < (std::uint32_t{1} << m); ++bits) {
-    subset.clear();
-    for (std::size_t j = 0; j < m; ++j) {
-      if (bits & (std::uint32_t{1} << j)) subset.push_back(j);
-    }
-    const std::size_t s = subset.size();
-    if (s > d + 1) continue;  // affinely dependent: a smaller face covers it
-    // Minimise |Σ λ_a p_a − z|² subject to Σ λ_a = 1, via the KKT system
-    //   [G 1; 1ᵀ 0] [λ; μ] = [P z; 1], with G the Gram matrix of the subset.
-    const std::size_t k = s + 1;
-    std::vector<double> a(k * k, 0.0), b(k, 0.0);
-    for (std::size_t r = 0; r < s; ++r) {
-      for (std::size_t c = 0; c < s; ++c) {
-        double g = 0.0;
-        for (std::size_t t = 0; t < d; ++t) g += double(points(subset[r], t)) * double(points(subset[c], t));
-        a[r * k + c] = g;
-      }
-      a[r * k + s] = a[s * k + r] = 1.0;
-      for (std::size_t t = 0; t < d; ++t) b[r] += double(points(subset[r], t)) * double(z[t]);
-    }
-    b[s] = 1.0;
-    if (!solve(a, b, k)) continue;
-    bool convex = true;
-    for (std::size_t r = 0; r < s; ++r) convex = convex && b[r] >= -1e-9;
-    if (!convex) continue;
-    double dist2 = 0.0;
-    for (std::size_t t = 0; t < d; ++t) {
-      double x = -double(z[t]);
-      for (std::size_t r = 0; r < s; ++r) x += b[r] * double(points(subset[r], t));
-      dist2 += x * x;
-    }
-    best = std::min(best, std::sqrt(dist2));
+double hull_tolerance(const MatrixView& v) {
+  double longest2 = 0.0;
+  for (std::size_t j = 0; j < v.rows; ++j) {
+    double r2 = 0.0;
+    for (std::size_t t = 0; t < v.cols; ++t) r2 += double(v(j, t)) * double(v(j, t));
+    longest2 = std::max(longest2, r2);
   }
-  return best;
+  return kHullTolerance * std::max(std::sqrt(longest2), 0x1p-126);
+}
+
+double distance_to_hull(const MatrixView& points, const float* z) {
+  validate_finite("points", points);
+  if (points.empty()) throw Error("the distance to a hull needs at least one point");
+  for (std::size_t t = 0; t < points.cols; ++t) {
+    if (!std::isfinite(z[t])) throw Error("the point's coordinate " + std::to_string(t + 1) + " is not a finite number");
+  }
+  return search_hull(points, z, nullptr, -1.0, 16 * kHullMaxIterations).upper;
 }
 
 AttentionChecks check_attention(const AttentionResult& r, const MatrixView& v) {
   const std::size_t n = r.weights.rows, m = r.weights.cols, dv = v.cols;
+  if (v.rows != m || r.output.cols != dv || r.output.rows != n || r.fully_masked.size() != n) {
+    throw Error("check_attention: V is " + shape(v.rows, dv) + " but the result has " +
+                count(m, "key", "keys") + " and outputs of " + std::to_string(r.output.cols) +
+                " columns");
+  }
+  validate_finite("V", v);
   AttentionChecks c;
   c.row_sums.assign(n, 0.0);
   c.row_sums_to_one.assign(n, 0);
   c.output_in_hull.assign(n, 0);
-
-  // Tolerance for "inside": float32 rounding of outputs relative to the values' size.
-  double spread = 0.0;
-  for (std::size_t j = 0; j < m; ++j) {
-    for (std::size_t t = 0; t < dv; ++t) spread = std::max(spread, std::fabs(double(v(j, t))));
-  }
-  const double tol = 1e-5 * std::max(spread, 1.0);
+  const double tol = hull_tolerance(v);
   if (dv == 2) c.hull = convex_hull_2d(v);
+  // The values' bounding box contains the hull: outside it by more than tol is outside for sure.
+  std::vector<double> lo(dv, std::numeric_limits<double>::infinity()), hi(dv, -lo[0]), mix(dv);
+  for (std::size_t j = 0; j < m; ++j) {
+    for (std::size_t t = 0; t < dv; ++t) {
+      lo[t] = std::min(lo[t], double(v(j, t)));
+      hi[t] = std::max(hi[t], double(v(j, t)));
+    }
+  }
 
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < m; ++j) c.row_sums[i] += double(r.weights(i, j));
@@ -165,23 +327,11 @@ AttentionChecks check_attention(const AttentionResult& r, const MatrixView& v) {
       continue;
     }
     c.row_sums_to_one[i] = std::fabs(c.row_sums[i] - 1.0) <= kSumTolerance;
-    if (dv == 2) {
-      c.output_in_hull[i] = inside_polygon(v, c.hull, {r.output(i, 0), r.output(i, 1)}, tol);
-    } else if (dv > 2 && m <= kExactHullMaxPoints) {
-      c.output_in_hull[i] = distance_to_hull(v, r.output.row(i)) <= tol;
-    } else {
-      c.hull_exact = dv == 1;
-      bool inside = true;
-      for (std::size_t t = 0; t < dv; ++t) {
-        double lo = v(0, t), hi = v(0, t);
-        for (std::size_t j = 1; j < m; ++j) {
-          lo = std::min(lo, double(v(j, t)));
-          hi = std::max(hi, double(v(j, t)));
-        }
-        inside = inside && r.output(i, t) >= lo - tol && r.output(i, t) <= hi + tol;
-      }
-      c.output_in_hull[i] = inside;
-    }
+    const float* z = r.output.row(i);
+    bool inside = inside_box(lo, hi, z, tol);  // for d_v = 1 the box is the hull
+    if (inside && dv == 2) inside = inside_polygon(v, c.hull, {z[0], z[1]}, tol);
+    if (inside && dv >= 3) inside = inside_hull(v, r.weights.row(i), z, tol, c.hull_exact, mix);
+    c.output_in_hull[i] = inside;
   }
   return c;
 }

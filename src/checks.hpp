@@ -12,7 +12,8 @@ namespace attn {
 
 // Indices of the convex hull of 2-D points (rows of an m×2 matrix), counter-clockwise,
 // starting from the lowest-leftmost point, without collinear points. Degenerate sets give
-// 1 index (all points equal) or 2 (all points on a line).
+// 1 index (all points equal) or 2 (all points on a line), and no points give none.
+// Throws attn::Error naming the first NaN or infinite coordinate: a hull of such points has no meaning.
 std::vector<std::size_t> convex_hull_2d(const MatrixView& points);
 
 struct AttentionChecks {
@@ -20,28 +21,47 @@ struct AttentionChecks {
   std::vector<double> row_sums;
   // |row_sums[i] - 1| <= kSumTolerance. A fully masked row passes: its weights are defined as 0.
   std::vector<std::uint8_t> row_sums_to_one;
-  // Output row i inside the hull of all value vectors, within a tolerance relative to the
-  // values' spread. Exact for d_v <= 2 (interval, polygon) and, for any d_v, up to
-  // kExactHullMaxPoints values; beyond that, every coordinate within the values' range (the
-  // bounding box, which contains the hull; hull_exact is then false). A fully masked row,
-  // whose output is defined as 0, passes.
+  // Output row i is within hull_tolerance(v) (Euclidean distance) of the convex hull of the
+  // value vectors. A fully masked row, whose output is defined as 0, passes.
   std::vector<std::uint8_t> output_in_hull;
+  // True when every row's answer is certain: the distance was proven <= the tolerance or
+  // > the tolerance. Always so for d_v <= 2 (interval, polygon). For d_v >= 3 a row's own
+  // weights prove most rows inside, and the search (distance_to_hull) ends with a proof
+  // unless it runs out of kHullMaxIterations; such a row counts as outside, and this is false.
   bool hull_exact = true;
   // The hull's vertices when d_v = 2, else empty.
   std::vector<std::size_t> hull;
 };
 
 inline constexpr double kSumTolerance = 1e-5;
-// Up to this many value vectors (the calculator shows at most 8) the hull test is exact in any
-// dimension: it searches the faces of the hull, which grow combinatorially with m.
-inline constexpr std::size_t kExactHullMaxPoints = 10;
+// The hull check's tolerance, relative to the values' size: an output passes when its
+// Euclidean distance to the hull is at most
+//   hull_tolerance(v) = kHullTolerance · max(max_j ‖v_j‖₂, 2⁻¹²⁶),
+// the longest value vector's length (2⁻¹²⁶, float32's smallest normal number, only matters
+// when every value is 0 or subnormal). float32 rounding of A·V moves an output by a few
+// 1e-7 of that length, so correct outputs pass at any magnitude.
+inline constexpr double kHullTolerance = 1e-5;
+// Most iterations of the hull search per output row (distance_to_hull); each costs one pass
+// over the m×d_v values. Correct attention never needs any: its weights prove the output inside.
+inline constexpr std::size_t kHullMaxIterations = 64;
 
-// Distance from z (d coordinates) to the convex hull of the rows of `points` (m×d), m <=
-// kExactHullMaxPoints. The nearest point of a hull lies on a face spanned by at most d + 1
-// affinely independent points, so trying each such subset's least-squares combination with
-// weights >= 0 and sum 1 finds it.
+double hull_tolerance(const MatrixView& values);
+
+// Euclidean distance from z (d coordinates) to the convex hull of the rows of `points` (m×d),
+// for any m and d: Wolfe's minimum-norm-point algorithm (an active-set method) on the points
+// translated by −z. Each iteration costs O(m·d) for the point that improves most and
+// O(k·d + k³) for the active face of k <= min(m, d + 1) points, and the search stops when the
+// nearest point is optimal to 1e-12 of the points' spread around z, or after
+// kHullMaxIterations · 16 iterations. Returns the distance to a point of the hull it found:
+// never less than the true distance, and equal to it within 1e-9 of that spread when optimal.
+// Throws attn::Error for an empty set or non-finite coordinates.
 double distance_to_hull(const MatrixView& points, const float* z);
 
+// Complexity, n rows of output, m values of d_v coordinates: O(m·d_v) once, then per row O(d_v)
+// to compare with the values' bounding box and, for d_v >= 3, O(m·d_v) to test the row's own
+// weights as a certificate (correct attention stops there), plus, for the rows they do not
+// prove inside (a pitfall), at most kHullMaxIterations iterations of the search above. d_v = 2
+// costs O(m log m) once and O(h) per row for a hull of h corners.
 AttentionChecks check_attention(const AttentionResult& result, const MatrixView& v);
 
 // The "verified" badge, the lesson's "maximum absolute difference" exercise: the largest

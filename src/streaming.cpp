@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "error.hpp"
 #include "kernels/matmul.hpp"
@@ -15,12 +16,50 @@
 namespace attn {
 
 void validate_output_shape(OutputShape s) {
+  // Each size within its limit first, so the total below cannot wrap around.
+  const auto within = [](const char* who, std::size_t value, const char* what, std::size_t limit) {
+    if (value > limit) {
+      throw Error(std::string(who) + " has " + std::to_string(value) + " " + what +
+                  ", over the limit of " + std::to_string(limit));
+    }
+  };
+  within("Q", s.n, "rows", limits::kMaxRows);
+  within("K", s.m, "rows", limits::kMaxRows);
+  within("Q", s.d, "columns", limits::kMaxCols);
+  within("V", s.dv, "columns", limits::kMaxCols);
   const std::uint64_t floats = std::uint64_t(s.n) * (s.d + s.dv) + std::uint64_t(s.m) * (s.d + s.dv);
   if (floats > limits::kMaxStreamingFloats) {
     throw Error("Q, K, V and the output hold " + std::to_string(floats) +
                 " numbers together, over the limit of " + std::to_string(limits::kMaxStreamingFloats));
   }
 }
+
+namespace {
+
+// The range rule's error for rows [i0, i0 + rows): the first score in row-major order whose
+// value in double is outside float32's range, as the explaining path would report it.
+[[noreturn]] void throw_first_score_overflow(const float* q, const float* k, std::size_t i0,
+                                             std::size_t rows, std::size_t m, std::size_t d) {
+  for (std::size_t i = i0; i < i0 + rows; ++i) {
+    for (std::size_t j = 0; j < m; ++j) {
+      if (!std::isfinite(float(dot_in_double(q + i * d, k + j * d, d)))) throw_score_overflow(i, j);
+    }
+  }
+  throw Error("internal error: a score overflow could not be located");  // settle_scores found one
+}
+
+// |q_i·k_j| <= |q_i|·|k_j| for every pair: when that bound is under kRecomputeAbove no score can
+// reach the range rule, so the keys a causal block skips need no look.
+bool scores_bounded(const float* q, const float* k, OutputShape s) {
+  const auto longest = [&](const float* x, std::size_t rows) {
+    double best = 0.0;
+    for (std::size_t i = 0; i < rows; ++i) best = std::max(best, dot_in_double(x + i * s.d, x + i * s.d, s.d));
+    return std::sqrt(best);
+  };
+  return longest(q, s.n) * longest(k, s.m) < double(kRecomputeAbove);
+}
+
+}  // namespace
 
 void validate_output_inputs(const float* q, const float* k, const float* v, OutputShape s) {
   // Sizes first: the value scans below must not run past buffers of absurd declared sizes.
@@ -51,6 +90,11 @@ void attention_output(const float* q, const float* k, const float* v, OutputShap
   ws.row_sum.resize(kBlockRows);
   float* scores = ws.scores.data();
   float* acc = ws.acc.data();
+  // The range rule covers every score, hidden or not: a causal call checks the skipped ones
+  // only when their size could matter.
+  const bool check_skipped = causal && !scores_bounded(q, k, s);
+  std::size_t bad_row = n, bad_column = 0;  // the first output the range rule refuses
+  std::vector<std::uint8_t> hidden;           // one query's flags, for a row redone in double
 
   for (std::size_t i0 = 0; i0 < n; i0 += kBlockRows) {
     const std::size_t rows = std::min(kBlockRows, n - i0);
@@ -68,15 +112,13 @@ void attention_output(const float* q, const float* k, const float* v, OutputShap
       // The scores stay unscaled (and so do row_max); 1/√d is applied inside the exp pass.
       for (std::size_t r = 0; r < rows; ++r) {
         float* row = scores + r * kBlockKeys;
+        if (settle_scores(row, q + (i0 + r) * d, k + j0 * d, d, keys, d) < keys) {
+          throw_first_score_overflow(q, k, i0, rows, m, d);
+        }
         if (causal) {
           for (std::size_t c = i0 + r + 1 > j0 ? i0 + r + 1 - j0 : 0; c < keys; ++c) row[c] = kNegInf;
         }
         const float block_max = kernels::reduce_max(row, keys);
-        if (block_max == -kNegInf) {
-          const std::size_t c = std::size_t(std::find(row, row + keys, -kNegInf) - row);
-          throw Error("Scores row " + std::to_string(i0 + r + 1) + " column " + std::to_string(j0 + c + 1) +
-                      " overflows float32 (largest finite value ±3.4e38): Q and K are too large; use smaller numbers");
-        }
         if (block_max == kNegInf) {  // every key of this block is hidden from this query
           std::fill(row, row + keys, 0.0f);
           continue;
@@ -97,15 +139,33 @@ void attention_output(const float* q, const float* k, const float* v, OutputShap
       kernels::matmul_ab_add(scores, kBlockKeys, v + j0 * dv, dv, acc, dv, rows, keys, dv);
     }
 
+    for (std::size_t i = i0; check_skipped && i < i0 + rows; ++i) {
+      for (std::size_t j = key_end; j < m; ++j) {
+        if (!std::isfinite(float(dot_in_double(q + i * d, k + j * d, d)))) {
+          throw_first_score_overflow(q, k, i0, rows, m, d);
+        }
+      }
+    }
+
     for (std::size_t r = 0; r < rows; ++r) {
-      // row_sum >= 1 (the max contributes e^0; every query sees key 1 at least). Overflowed
-      // scores make it NaN instead, which the check below turns into an error.
+      // row_sum >= 1: the max contributes e^0, and every query sees key 1 at least.
       const float inv = 1.0f / ws.row_sum[r];
-      std::copy(acc + r * dv, acc + (r + 1) * dv, out + (i0 + r) * dv);
-      kernels::scale(out + (i0 + r) * dv, inv, dv);
+      float* z = out + (i0 + r) * dv;
+      std::copy(acc + r * dv, acc + (r + 1) * dv, z);
+      kernels::scale(z, inv, dv);
+      // acc sums exp·V before the division, so it can overflow where the output does not
+      // (v = [2e38, 2e38]): the range rule redoes such a row in double. An error waits until
+      // every score is checked, since a bad score anywhere is reported first.
+      if (kernels::all_magnitudes_below(z, dv, kRecomputeAbove)) continue;
+      const std::size_t i = i0 + r;
+      hidden.assign(m, 0);
+      for (std::size_t j = i + 1; causal && j < m; ++j) hidden[j] = 1;
+      const std::size_t t = output_row_in_double({q + i * d, 1, d, d}, {k, m, d, d}, {v, m, dv, dv},
+                                                 hidden.data(), scale, false, z);
+      if (t < dv && bad_row == n) bad_row = i, bad_column = t;
     }
   }
-  check_no_overflow("Output", out, n, dv, "Q·Kᵀ or V is too large for float32; use smaller numbers");
+  if (bad_row < n) throw_output_overflow(bad_row, bad_column);
 }
 
 }  // namespace attn

@@ -33,7 +33,8 @@ struct OutputShape {
   std::size_t dv = 0;  // d_v
 };
 
-// The sizes alone: n·(d + d_v) + m·(d + d_v) within limits::kMaxStreamingFloats. Throws attn::Error.
+// The sizes alone: n and m within limits::kMaxRows, d and d_v within limits::kMaxCols, and
+// n·(d + d_v) + m·(d + d_v) within limits::kMaxStreamingFloats. Throws attn::Error.
 void validate_output_shape(OutputShape shape);
 
 // Sizes within limits:: and every value finite; throws attn::Error naming the matrix, the
@@ -41,8 +42,10 @@ void validate_output_shape(OutputShape shape);
 void validate_output_inputs(const float* q, const float* k, const float* v, OutputShape shape);
 
 // out (n×dv, row-major) = attention of q (n×d), k (m×d), v (m×dv), all row-major, with the
-// causal mask (key j hidden from query i when j > i) if asked. Validates first. Throws
-// attn::Error if float32 overflows.
+// causal mask (key j hidden from query i when j > i) if asked. Validates first. float32
+// overflow follows the range rule shared with the explaining path (validate.hpp): the same
+// inputs are accepted, with the same results within float32 rounding, or refused with the
+// same attn::Error.
 void attention_output(const float* q, const float* k, const float* v, OutputShape shape,
                       bool causal, float* out, StreamingWorkspace& workspace);
 

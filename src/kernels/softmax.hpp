@@ -32,6 +32,23 @@ inline float reduce_max(const float* x, std::size_t n) {
 #endif
 }
 
+// Every |x[i]| < limit; false for NaN. The fast pass of the float32 range rule (validate.hpp).
+inline bool all_magnitudes_below(const float* x, std::size_t n, float limit) {
+  std::size_t i = 0;
+#if ATTN_SIMD
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t L = batch::size;
+  const batch vlimit(limit);
+  xsimd::batch_bool<float> ok(true);
+  for (; i + L <= n; i += L) ok = ok & (xsimd::abs(batch::load_unaligned(x + i)) < vlimit);
+  if (!xsimd::all(ok)) return false;
+#endif
+  for (; i < n; ++i) {
+    if (!(std::fabs(x[i]) < limit)) return false;
+  }
+  return true;
+}
+
 // y[i] = exp((x[i] - max)·scale), returns Σ y[i]: the streaming softmax, which leaves the
 // scores unscaled and applies 1/√d here, in the same pass as the exp. scale > 0; max must be
 // finite and >= every x[i], so each exponent is <= 0 and exp cannot overflow; masked entries

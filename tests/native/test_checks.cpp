@@ -2,6 +2,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
+#include <limits>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -9,6 +12,7 @@
 #include <vector>
 
 #include "checks.hpp"
+#include "error.hpp"
 #include "reference/attention_ref.hpp"
 #include "support/fixtures.hpp"
 #include "support/seed.hpp"
@@ -200,4 +204,192 @@ TEST_CASE("verified badge: a pitfall is compared with the same pitfall in float6
     }
     CHECK(far > 0.05);
   }
+}
+
+namespace {
+
+// The distance to a hull by brute force, for small m: the nearest point lies on a face of at
+// most d + 1 points, so the best feasible least-squares point over all subsets is it. In
+// coordinates relative to z and divided by the spread, so it is well conditioned at any scale.
+double brute_force_distance(const Matrix& v, const float* z) {
+  const std::size_t m = v.rows, d = v.cols;
+  double unit = 0.0;
+  for (std::size_t j = 0; j < m; ++j) {
+    double r2 = 0.0;
+    for (std::size_t t = 0; t < d; ++t) r2 += (double(v(j, t)) - z[t]) * (double(v(j, t)) - z[t]);
+    unit = std::max(unit, std::sqrt(r2));
+  }
+  if (unit == 0.0) return 0.0;
+  auto p = [&](std::size_t j, std::size_t t) { return (double(v(j, t)) - z[t]) / unit; };
+  double best = std::numeric_limits<double>::infinity();
+  for (std::uint32_t bits = 1; bits < (1u << m); ++bits) {
+    std::vector<std::size_t> s;
+    for (std::size_t j = 0; j < m; ++j) if (bits & (1u << j)) s.push_back(j);
+    if (s.size() > d + 1) continue;
+    const std::size_t k = s.size() + 1;
+    std::vector<double> a(k * k, 0.0), b(k, 0.0);
+    for (std::size_t r = 0; r < s.size(); ++r) {
+      for (std::size_t c = 0; c < s.size(); ++c) {
+        for (std::size_t t = 0; t < d; ++t) a[r * k + c] += p(s[r], t) * p(s[c], t);
+      }
+      a[r * k + k - 1] = a[(k - 1) * k + r] = 1.0;
+    }
+    b[k - 1] = 1.0;
+    bool ok = true;  // Gaussian elimination with partial pivoting
+    for (std::size_t c = 0; c < k && ok; ++c) {
+      std::size_t piv = c;
+      for (std::size_t r = c + 1; r < k; ++r) if (std::fabs(a[r * k + c]) > std::fabs(a[piv * k + c])) piv = r;
+      if (std::fabs(a[piv * k + c]) < 1e-12) { ok = false; break; }
+      for (std::size_t t = 0; t < k; ++t) std::swap(a[c * k + t], a[piv * k + t]);
+      std::swap(b[c], b[piv]);
+      for (std::size_t r = c + 1; r < k; ++r) {
+        const double f = a[r * k + c] / a[c * k + c];
+        for (std::size_t t = c; t < k; ++t) a[r * k + t] -= f * a[c * k + t];
+        b[r] -= f * b[c];
+      }
+    }
+    if (!ok) continue;
+    for (std::size_t c = k; c-- > 0;) {
+      for (std::size_t t = c + 1; t < k; ++t) b[c] -= a[c * k + t] * b[t];
+      b[c] /= a[c * k + c];
+    }
+    bool convex = true;
+    for (std::size_t r = 0; r + 1 < k; ++r) convex = convex && b[r] >= -1e-12;
+    if (!convex) continue;
+    double d2 = 0.0;
+    for (std::size_t t = 0; t < d; ++t) {
+      double x = 0.0;
+      for (std::size_t r = 0; r + 1 < k; ++r) x += b[r] * p(s[r], t);
+      d2 += x * x;
+    }
+    best = std::min(best, std::sqrt(d2) * unit);
+  }
+  return best;
+}
+
+double seconds_of(const std::function<void()>& f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+TEST_CASE("issue 10 #5: correct outputs pass the hull check at any magnitude") {
+  // The reported case: one value at 1e7, its output equal to it.
+  const Matrix one{{1e7f, 0, 0}};
+  const auto r = attn::attention(Matrix{{1}}, Matrix{{1}}, one);
+  CHECK(attn::check_attention(r, one).output_in_hull[0] == 1);
+  CHECK(attn::distance_to_hull(one, one.row(0)) == 0.0);
+  // |V| from 1e6 to 1e30 with d_v >= 3: 11 % and 42 % of the rows failed at 1e6 and 1e7.
+  ATTN_SEEDED_RANDOM(rng, 105);
+  for (float size : {1e6f, 1e7f, 1e12f, 1e30f}) {
+    for (int trial = 0; trial < 40; ++trial) {
+      const std::size_t n = 1 + rng.index(6), m = 1 + rng.index(8), dv = 3 + rng.index(5);
+      CAPTURE(size); CAPTURE(trial); CAPTURE(m); CAPTURE(dv);
+      const Matrix q = rng.matrix(n, 4), k = rng.matrix(m, 4), v = rng.matrix(m, dv, -size, size);
+      const auto c = attn::check_attention(attn::attention(q, k, v), v);
+      for (std::size_t i = 0; i < n; ++i) CHECK(c.output_in_hull[i] == 1);
+      CHECK(c.hull_exact);
+      // A value itself is at distance 0 from the hull (it was inf or 2.9e38).
+      CHECK(attn::distance_to_hull(v, v.row(rng.index(m))) <= 1e-9 * size);
+    }
+  }
+  // Still strict: the mask-after-softmax pitfall at 1e7 leaves the triangle.
+  const Matrix q{{1, 1}, {0, 1}, {-1, 0}}, k{{1, 0}, {0, 1}, {-1, 0}};
+  const Matrix v{{1e7f, 0, 5e6f}, {0, 1e7f, 1e7f}, {1e7f, 1e7f, 0}};
+  attn::AttentionOptions o;
+  o.mask = attn::Mask::causal();
+  o.pitfalls.mask_after_softmax = true;
+  CHECK(attn::check_attention(attn::attention(q, k, v, o), v).output_in_hull ==
+        std::vector<std::uint8_t>{0, 0, 1});
+}
+
+TEST_CASE("issue 10 #5: the tolerance is 1e-5 of the longest value vector") {
+  const Matrix v{{3e6f, 4e6f, 0}, {0, 0, 0}};  // the longest value is 5e6 long
+  CHECK(attn::hull_tolerance(v) == doctest::Approx(50.0));
+  const Matrix q{{1}}, k{{1}, {1}};
+  attn::AttentionResult r = attn::attention(q, k, v);
+  const float mid[] = {1.5e6f, 2e6f, 0};
+  for (std::size_t t = 0; t < 3; ++t) CHECK(r.output(0, t) == doctest::Approx(mid[t]));
+  r.output(0, 2) = 49.0f;  // 49 off the segment: inside the tolerance
+  CHECK(attn::check_attention(r, v).output_in_hull[0] == 1);
+  r.output(0, 2) = 51.0f;  // 51 off: outside
+  CHECK(attn::check_attention(r, v).output_in_hull[0] == 0);
+  CHECK(attn::hull_tolerance(Matrix{{0, 0, 0}}) == doctest::Approx(1e-5 * 0x1p-126));
+}
+
+TEST_CASE("issue 10 #6: the hull search agrees with the brute-force face search") {
+  ATTN_SEEDED_RANDOM(rng, 106);
+  for (int trial = 0; trial < 400; ++trial) {
+    const std::size_t m = 1 + rng.index(7), d = 3 + rng.index(3);
+    const float size = trial % 4 == 0 ? 1e7f : 2.0f;
+    CAPTURE(trial); CAPTURE(m); CAPTURE(d);
+    const Matrix v = rng.matrix(m, d, -size, size);
+    std::vector<float> z(d);
+    for (float& x : z) x = rng.uniform(-1.5f * size, 1.5f * size);
+    if (trial % 3 == 0) {  // a point inside: a random convex mix
+      std::vector<float> w(m);
+      float total = 0.0f;
+      for (float& x : w) total += x = rng.uniform(0.0f, 1.0f);
+      for (std::size_t t = 0; t < d; ++t) {
+        z[t] = 0.0f;
+        for (std::size_t j = 0; j < m; ++j) z[t] += w[j] / total * v(j, t);
+      }
+    }
+    const double want = brute_force_distance(v, z.data()), got = attn::distance_to_hull(v, z.data());
+    CHECK(got >= want - 1e-7 * size);
+    CHECK(got <= want + 1e-6 * size);
+  }
+}
+
+TEST_CASE("issue 10 #6: hull check is polynomial: 256×4 / 10×4096 takes < 1 s") {
+  ATTN_SEEDED_RANDOM(rng, 107);
+  const Matrix q = rng.matrix(256, 4), k = rng.matrix(10, 4), v = rng.matrix(10, 4096);
+  for (bool pitfall : {false, true}) {
+    CAPTURE(pitfall);
+    attn::AttentionOptions o;
+    o.mask = attn::Mask::key_padding({0, 0, 1, 0, 0, 0, 1, 0, 0, 0});
+    o.pitfalls.mask_after_softmax = pitfall;
+    const auto r = attn::attention(q, k, v, o);
+    attn::AttentionChecks c;
+    const double s = seconds_of([&] { c = attn::check_attention(r, v); });  // took 146 s
+    MESSAGE("check_attention 256×4 / 10×4096" << std::string(pitfall ? " (mask after softmax)" : "") << ": " << s << " s");
+    // Correct attention: one pass per row, its weights prove it. The pitfall's rows need the
+    // search, about 8 passes of 10×4096 each (0.2 s natively); the bound leaves room for the
+    // unoptimized and scalar wasm builds of this suite.
+    CHECK(s < (pitfall ? 10.0 : 1.0));
+    CHECK(c.hull_exact);
+    // Correct attention: every row inside. The pitfall shrinks each output by about 0.8: 10
+    // random values in 4096 dimensions span a 9-dimensional hull, off which the shrunk
+    // output lies.
+    for (std::size_t i = 0; i < 256; ++i) CHECK(c.output_in_hull[i] == (pitfall ? 0 : 1));
+  }
+}
+
+TEST_CASE("issue 10 #6: the largest explaining-path shapes stay within the documented cost") {
+  // n = m = 2048 (the limit of the n×m matrices), with every row a pitfall row that the
+  // search must decide: at most kHullMaxIterations passes over the values per row.
+  ATTN_SEEDED_RANDOM(rng, 108);
+  const std::size_t n = 2048, dv = 3;
+  const Matrix q = rng.matrix(n, 2), k = rng.matrix(n, 2), v = rng.matrix(n, dv);
+  attn::AttentionOptions o;
+  o.mask = attn::Mask::causal();
+  o.pitfalls.mask_after_softmax = true;
+  const auto r = attn::attention(q, k, v, o);
+  attn::AttentionChecks c;
+  const double s = seconds_of([&] { c = attn::check_attention(r, v); });
+  MESSAGE("check_attention 2048 rows, 2048 values of 3 (mask after softmax): " << s << " s");
+  CHECK(s < 10.0);  // 0.2 s natively; the old face search would take 2^2048 steps per row
+  // The output of the last row is correct (every key visible): inside.
+  CHECK(c.output_in_hull[n - 1] == 1);
+}
+
+TEST_CASE("issue 10 #12: convex_hull_2d refuses NaN and infinite points") {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  CHECK_THROWS_WITH_AS(attn::convex_hull_2d(Matrix{{nan, nan}, {nan, nan}, {nan, nan}}),
+                       "NaN at points row 1 column 1", attn::Error);
+  CHECK_THROWS_WITH_AS(attn::convex_hull_2d(Matrix{{0, 0}, {1, inf}}),
+                       "+Infinity at points row 2 column 2: inputs must be finite numbers", attn::Error);
+  CHECK(attn::convex_hull_2d(Matrix(0, 2)).empty());
 }

@@ -1,7 +1,11 @@
 // The streaming (output-only) path against the explaining path and the float64 oracle.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <iterator>
+#include <string>
 #include <limits>
 #include <vector>
 
@@ -96,4 +100,122 @@ TEST_CASE("streaming reuses its workspace and reports bad input like the explain
   CHECK_THROWS_WITH_AS(attn::attention_output(one.data(), one.data(), one.data(), {65536, 65536, 4096, 4096}, false, out.data(), ws),
                        "Q, K, V and the output hold 1073741824 numbers together, over the limit of 67108864",
                        attn::Error);
+}
+
+namespace {
+
+// The explaining path's output, or its error message.
+struct Outcome {
+  std::vector<float> output;
+  std::string error;
+};
+
+Outcome explained(const Matrix& q, const Matrix& k, const Matrix& v, bool causal) {
+  attn::AttentionOptions o;
+  if (causal) o.mask = attn::Mask::causal();
+  try {
+    return {attn::attention(q, k, v, o).output.data, ""};
+  } catch (const attn::Error& e) {
+    return {{}, e.what()};
+  }
+}
+
+Outcome streamed_outcome(const Matrix& q, const Matrix& k, const Matrix& v, bool causal,
+                         attn::StreamingWorkspace& ws) {
+  try {
+    return {streamed(q, k, v, causal, ws), ""};
+  } catch (const attn::Error& e) {
+    return {{}, e.what()};
+  }
+}
+
+}  // namespace
+
+TEST_CASE("issue 10 #9: streaming and the explaining path agree on the fuzzer's cases") {
+  attn::StreamingWorkspace ws;
+  // A convex mix of representable values is representable: [2e38, 2e38] averages to 2e38,
+  // though the streaming sum of exp·V before the division is 4e38.
+  const Matrix q0{{0}}, k0{{0}, {0}}, v0{{2e38f}, {2e38f}};
+  CHECK(explained(q0, k0, v0, false).output == std::vector<float>{2e38f});
+  CHECK(streamed_outcome(q0, k0, v0, false, ws).output == std::vector<float>{2e38f});
+  // A score of −9e76 is no masked key: both refuse it, with the same words.
+  const Matrix q1{{3e38f}}, k1{{1}, {-3e38f}}, v1{{1}, {2}};
+  const std::string overflow =
+      "Scores row 1 column 2 overflows float32 (largest finite value ±3.4e38): Q and K are too "
+      "large; use smaller numbers";
+  CHECK(explained(q1, k1, v1, false).error == overflow);
+  CHECK(streamed_outcome(q1, k1, v1, false, ws).error == overflow);
+  // A hidden score counts too, in both: the causal call computes no block past the diagonal.
+  const Matrix q2{{1}, {1}}, k2{{1}, {3e38f}}, v2{{1}, {2}};
+  const Matrix big{{3e38f}, {3e38f}};
+  CHECK(explained(big, k2, v2, true).error == streamed_outcome(big, k2, v2, true, ws).error);
+  CHECK(explained(big, k2, v2, true).error.find("Scores row 1 column 2") == 0);
+  const Matrix k3(100, 1, 1.0f), v3(100, 1, 1.0f);
+  Matrix k3b = k3;
+  k3b(99, 0) = 3e38f;
+  CHECK(streamed_outcome(big, k3b, v3, true, ws).error == explained(big, k3b, v3, true).error);
+  CHECK(streamed_outcome(q2, k2, v2, true, ws).output == explained(q2, k2, v2, true).output);
+  // An output over float32's range: the same error from both.
+  const Matrix v4{{3e38f}, {3.4e38f}};
+  const Matrix q4{{0}}, k4{{1}, {1}};
+  CHECK(explained(q4, k4, v4, false).output == streamed_outcome(q4, k4, v4, false, ws).output);
+}
+
+TEST_CASE("issue 10 #9: streaming and explaining agree near float32's edge, randomized") {
+  ATTN_SEEDED_RANDOM(rng, 109);
+  attn::StreamingWorkspace ws;
+  // Entries whose products are exact in float32 (few significant bits) and d <= 3, so both
+  // paths compute the same scores; sizes from 1 to 3e38, where sums and exp·V overflow.
+  const float pool[] = {0.0f, 1.0f, -1.0f, 2.0f, -3.0f, 0.5f, 0x1p40f, -0x1p40f, 0x1p63f, -0x1p63f,
+                        0x1p64f, 0x1.8p126f, -0x1.8p126f, 0x1.fffffep127f, -0x1.fffffep127f};
+  const float values[] = {0.0f, 1.0f, -2.0f, 1e30f, 2e38f, -2e38f, 3e38f, 3.4e38f, -3.4e38f, 1e-40f};
+  int agreed_results = 0, agreed_errors = 0;
+  for (int trial = 0; trial < 6000; ++trial) {
+    const std::size_t n = 1 + rng.index(4), m = 1 + rng.index(4), d = 1 + rng.index(3), dv = 1 + rng.index(3);
+    const bool causal = rng.coin(0.5);
+    Matrix q(n, d), k(m, d), v(m, dv);
+    for (float& x : q.data) x = pool[rng.index(std::size(pool))];
+    for (float& x : k.data) x = pool[rng.index(std::size(pool))];
+    for (float& x : v.data) x = values[rng.index(std::size(values))];
+    CAPTURE(trial); CAPTURE(n); CAPTURE(m); CAPTURE(d); CAPTURE(dv); CAPTURE(causal);
+    const Outcome a = explained(q, k, v, causal), b = streamed_outcome(q, k, v, causal, ws);
+    REQUIRE(a.error == b.error);
+    if (!a.error.empty()) {
+      ++agreed_errors;
+      continue;
+    }
+    float size = 0.0f;
+    for (float x : v.data) size = std::max(size, std::fabs(x));
+    for (std::size_t i = 0; i < a.output.size(); ++i) {
+      CAPTURE(i);
+      REQUIRE(std::isfinite(a.output[i]));
+      REQUIRE(std::fabs(double(a.output[i]) - double(b.output[i])) <= 1e-5 * double(size) + 1e-38);
+    }
+    ++agreed_results;
+  }
+  MESSAGE("near the edge: " << agreed_results << " results and " << agreed_errors << " errors agree");
+  CHECK(agreed_results > 1000);
+  CHECK(agreed_errors > 1000);
+}
+
+TEST_CASE("issue 10 #10: scores inf − inf in float32 are 0 in both paths, with no assertion") {
+  // Every product is ±6e38: float32 sums give NaN, and debug builds asserted in the softmax.
+  const Matrix q{{2, 2}}, k{{3e38f, -3e38f}, {3e38f, -3e38f}, {3e38f, -3e38f}, {3e38f, -3e38f}};
+  const Matrix v{{1}, {2}, {3}, {4}};
+  attn::StreamingWorkspace ws;
+  CHECK(streamed(q, k, v, false, ws) == std::vector<float>{2.5f});
+  const auto r = attn::attention(q, k, v);
+  CHECK(r.scores.data == std::vector<float>(4, 0.0f));
+  CHECK(r.output.data == std::vector<float>{2.5f});
+}
+
+TEST_CASE("issue 10 #11: streaming shapes whose size computation wraps are refused") {
+  CHECK_THROWS_WITH_AS(attn::validate_output_shape({6, SIZE_MAX, 4095, 0}),
+                       "K has 18446744073709551615 rows, over the limit of 65536", attn::Error);
+  CHECK_THROWS_WITH_AS(attn::validate_output_shape({1, 1, SIZE_MAX, 2}),
+                       "Q has 18446744073709551615 columns, over the limit of 4096", attn::Error);
+  CHECK_THROWS_WITH_AS(attn::validate_output_shape({1, 1, 1, SIZE_MAX}),
+                       "V has 18446744073709551615 columns, over the limit of 4096", attn::Error);
+  CHECK_THROWS_AS(attn::validate_output_shape({std::size_t{1} << 63, 2, 2, 2}), attn::Error);
+  CHECK_NOTHROW(attn::validate_output_shape({65536, 65536, 256, 256}));
 }
