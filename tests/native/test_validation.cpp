@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 
@@ -117,4 +118,15 @@ TEST_CASE("multi-head errors: divisibility, weight shapes, biases") {
                        "key padding mask has 1 entry but K has 2 rows: the mask needs one flag "
                        "per key",
                        attn::Error);
+}
+
+TEST_CASE("issue 10 #11: a custom mask's n·m cannot wrap around to match a short mask") {
+  // n = 2^(bits − 1), m = 2: n·m wraps to 0, which an empty mask matched.
+  const std::size_t n = SIZE_MAX / 2 + 1;
+  CHECK_THROWS_WITH_AS(attn::validate_mask(Mask::custom({}), n, 2),
+                       "custom mask: Q has " + std::to_string(n) +
+                           " rows and K has 2, too many for one flag per query and key",
+                       attn::Error);
+  CHECK_THROWS_AS(attn::validate_mask(Mask::custom({1, 0}), 3, 1), attn::Error);
+  CHECK_NOTHROW(attn::validate_mask(Mask::custom({1, 0, 0}), 3, 1));
 }
