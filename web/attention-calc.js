@@ -27,9 +27,11 @@
  *                 construct  build previous-token, attention-sink and same-token heads
  *               "weights" alone shows just the weights and their heatmap.
  *   readonly    present: the learner can look and ask for explanations but not edit (the
- *               calculator's panels; the labs are experiments and stay interactive).
+ *               calculator's panels; the labs are experiments and stay interactive). As for
+ *               any boolean attribute, readonly="false" is on too, and is reported.
  *   precision   decimals shown, 0 to 8 (default 3).
- *   theme       "auto" (default: follows the system), "light" or "dark".
+ *   theme       "auto" (default: follows the system), "light" or "dark"; any other value is
+ *               reported (error event) and the system's theme is used.
  *   Every attribute is at most 2,000 characters; longer text is refused with a message.
  *
  * Other properties:
@@ -60,13 +62,13 @@
  */
 import { asset } from './assets.js';
 import { loadAttention } from './attention.js';
-import { parsePanels, parsePrecision, stateFromAttributes } from './calc/attributes.js';
+import { checkReadonly, checkTheme, parsePanels, parsePrecision, stateFromAttributes } from './calc/attributes.js';
 import { Calculator, PANELS } from './calc/calculator.js';
 import { h } from './calc/dom.js';
-import { coreMask, coreScale, defaultState, fromHash, toHash } from './calc/state.js';
+import { checkState, coreMask, coreScale, defaultState, fromHash, toHash } from './calc/state.js';
 
 const MATRIX_ATTRIBUTES = ['q', 'k', 'v', 'mask', 'scale'];
-const VIEW_ATTRIBUTES = ['panels', 'readonly', 'precision'];
+const VIEW_ATTRIBUTES = ['panels', 'readonly', 'precision', 'theme'];
 
 // KaTeX's @font-face rules must live in the document: fonts declared inside a shadow root are
 // not loaded. This stylesheet holds nothing else, so no style leaks into the page.
@@ -76,7 +78,7 @@ function ensureFonts() {
 }
 
 export class AttentionCalcElement extends HTMLElement {
-  static observedAttributes = [...MATRIX_ATTRIBUTES, ...VIEW_ATTRIBUTES, 'theme'];
+  static observedAttributes = [...MATRIX_ATTRIBUTES, ...VIEW_ATTRIBUTES];
 
   #calc = null;
   #root;
@@ -134,10 +136,14 @@ export class AttentionCalcElement extends HTMLElement {
   get readonly() { return this.hasAttribute('readonly'); }
   set readonly(on) { this.toggleAttribute('readonly', Boolean(on)); }
 
-  get result() { return this.#calc?.result ?? null; }
+  get result() { return this.#calc?.shown?.result ?? null; }
 
   get state() { return structuredClone(this.#calc?.state ?? this.#pending ?? this.#initialState({ report: false })); }
-  set state(state) { this.#setState(state); }
+  set state(value) {
+    const { state, error } = checkState(value);
+    if (error) this.#report(error);
+    else this.#setState(state);
+  }
 
   get hash() { return toHash(this.state); }
   set hash(text) {
@@ -168,7 +174,7 @@ export class AttentionCalcElement extends HTMLElement {
       attn,
       state: this.#pending ?? this.#initialState(),
       ...view,
-      link: () => `${this.linkTarget}#${toHash(this.#calc.state)}`,
+      link: (state) => `${this.linkTarget}#${toHash(state)}`,
       onChange: (state, result) => {
         this.#lastError = '';
         this.#emit('attention-change', {
@@ -213,6 +219,14 @@ export class AttentionCalcElement extends HTMLElement {
       view.precision = parsePrecision(this.getAttribute('precision'));
     } catch (error) {
       this.#report(error.message);
+    }
+    // Only checked: the stylesheet applies both (readonly through the view above).
+    for (const check of [() => checkReadonly(this.getAttribute('readonly')), () => checkTheme(this.getAttribute('theme'))]) {
+      try {
+        check();
+      } catch (error) {
+        this.#report(error.message);
+      }
     }
     return view;
   }

@@ -12,7 +12,7 @@
 //                                                 { type: 'attention-calc:error', message }
 //   ← { type: 'attention-calc:change', hash, state, result }   after every update
 import './attention-calc.js';
-import { defaultState, fromHash } from './calc/state.js';
+import { brokenLinkMessage, defaultState, fromHash } from './calc/state.js';
 
 const calc = document.getElementById('calculator');
 for (const [name, value] of new URLSearchParams(location.search)) {
@@ -20,8 +20,14 @@ for (const [name, value] of new URLSearchParams(location.search)) {
   if (name === 'readonly' && value !== '0') calc.setAttribute('readonly', '');
 }
 
+// A broken link says so above the calculator, which shows the worked example instead.
 const { state, error } = fromHash(location.hash);
 if (state || error) calc.state = state ?? defaultState();
+if (error) {
+  const notice = document.getElementById('notice');
+  notice.textContent = brokenLinkMessage(error, 'the calculator');
+  notice.hidden = false;
+}
 
 const embedded = window.parent !== window;
 // Chromium and Safari name the embedding origin; elsewhere the referrer does.

@@ -1,7 +1,7 @@
 // The calculator page: the calculator, whose state lives in the URL hash, then the lesson's labs.
 import { loadAttention } from './attention.js';
 import './attention-calc.js';
-import { defaultState, fromHash } from './calc/state.js';
+import { brokenLinkMessage, defaultState, fromHash } from './calc/state.js';
 
 const calc = document.getElementById('calculator');
 const notice = document.getElementById('notice');
@@ -16,7 +16,7 @@ function say(message) {
 function applyHash() {
   if (/^#[a-z-]+$/.test(location.hash) && document.getElementById(location.hash.slice(1))) return;
   const { state, error } = fromHash(location.hash);
-  if (error) say(`The link’s state could not be used (${error.replace(/^the link's state could not be read: /, '')}), so the page shows the worked example instead.`);
+  if (error) say(brokenLinkMessage(error, 'the page'));
   if (state || error) calc.state = state ?? defaultState();
 }
 

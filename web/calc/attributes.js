@@ -2,7 +2,7 @@
 // numbers and keywords; an attribute that does not parse gives a message, never HTML.
 import { EXERCISE_V, WORKED_EXAMPLE } from '../examples.js';
 import { LABS, PANELS } from './calculator.js';
-import { parseMatrixText } from './parse.js';
+import { parseMatrixText, quote } from './parse.js';
 import { defaultState, MAX_DIM, MAX_TOKENS } from './state.js';
 
 // Far more than an 8×8 matrix needs; longer text is refused before it is parsed.
@@ -62,7 +62,7 @@ export function stateFromAttributes({ q, k, v, mask, scale }) {
   else if (s === 'none') state.pitfall = 'no-scale';
   else if (s !== '' && s !== 'sqrt') {
     const factor = Number(s);
-    if (!Number.isFinite(factor) || factor <= 0) throw new Error(`scale must be sqrt (the default), dk, none or a number greater than 0, not ${JSON.stringify(s.slice(0, 20))}`);
+    if (!Number.isFinite(factor) || factor <= 0) throw new Error(`scale must be sqrt (the default), dk, none or a number greater than 0, not ${quote(s)}`);
     state.pitfall = 'custom-scale';
     state.scale = factor;
   }
@@ -75,7 +75,7 @@ export function parsePanels(value) {
   if (names.length === 0) return PANELS;
   const known = [...PANELS, ...Object.keys(LABS)];
   const unknown = names.filter((p) => !known.includes(p));
-  if (unknown.length) throw new Error(`unknown panel ${JSON.stringify(unknown[0].slice(0, 20))}; the panels are ${known.join(', ')}`);
+  if (unknown.length) throw new Error(`unknown panel ${quote(unknown[0])}; the panels are ${known.join(', ')}`);
   return names;
 }
 
@@ -83,6 +83,25 @@ export function parsePanels(value) {
 export function parsePrecision(value) {
   if (value === null || value === undefined || value.trim() === '') return 3;
   const p = Number(value);
-  if (!Number.isInteger(p) || p < 0 || p > 8) throw new Error(`precision must be a whole number from 0 to 8, not ${JSON.stringify(value.slice(0, 20))}`);
+  if (!Number.isInteger(p) || p < 0 || p > 8) throw new Error(`precision must be a whole number from 0 to 8, not ${quote(value)}`);
   return p;
+}
+
+export const THEMES = ['auto', 'light', 'dark'];
+
+/** Checks the theme attribute (the stylesheet applies it): auto, light or dark; absent → auto. */
+export function checkTheme(value) {
+  if (value === null || value === undefined || value.trim() === '') return;
+  text('theme', value);
+  if (!THEMES.includes(value)) throw new Error(`theme must be auto (the default), light or dark, not ${quote(value)}; the calculator follows the system's theme instead`);
+}
+
+/**
+ * Checks the readonly attribute. Like any HTML boolean attribute it is on whenever present,
+ * so readonly="false" still locks the inputs: that surprise gets a message.
+ */
+export function checkReadonly(value) {
+  if (value === null || ['', 'readonly', 'true'].includes(value.trim().toLowerCase())) return;
+  text('readonly', value);
+  throw new Error(`readonly is on whenever the attribute is present, so readonly=${quote(value)} still makes the calculator read-only; remove the attribute to allow editing`);
 }

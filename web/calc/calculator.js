@@ -35,7 +35,7 @@ export class Calculator {
    * @param {object} o.state                               the starting state (state.js)
    * @param {(state: object, result: object) => void} [o.onChange]   after every valid update
    * @param {(message: string) => void} [o.onError]        when the input cannot be computed
-   * @param {() => string} [o.link]                         the shareable URL of the current state
+   * @param {(state: object) => string} [o.link]            the shareable URL of a state
    * @param {boolean} [o.readonly]                          show the inputs without letting them change
    * @param {number} [o.precision]                          decimals shown (0 to 8)
    * @param {string[]} [o.panels]                           which panels show (PANELS)
@@ -47,7 +47,14 @@ export class Calculator {
     this.onError = onError;
     this.link = link;
     this.options = { readonly, precision, panels };
-    this.result = null;    // the last result computed from a valid state
+    // Three states: what is on screen as the learner types (state, result); the inputs as last
+    // committed (base: Enter, blur, paste, a pause, or any other control); and the last
+    // committed state that could be computed (valid), which stays on screen, dimmed, while
+    // the input has a problem. Typing 1e40 passes through 1e4, which is never committed.
+    this.result = null;    // the core's result for `state`, or null when it cannot be computed
+    this.base = state;
+    this.valid = null;     // { state, result }
+    this.drawn = null;     // the result the steps, plot and checks show
     this.error = '';       // why the current input cannot be computed, or ''
     this.problem = '';     // a problem reported from outside (an attribute), until the next state
     this.explained = null; // { step, i, j } of the cell being explained
@@ -62,13 +69,17 @@ export class Calculator {
     this.#showLabs();
   }
 
+  /** What the steps, plot, checks and exports show: the live input, or the last valid one. */
+  get shown() {
+    return this.#problem() ? this.valid : (this.result && { state: this.state, result: this.result });
+  }
+
   /** Replaces the state (from a preset, a link, an attribute) and updates everything. */
   setState(state) {
-    this.state = state;
     this.problem = '';
-    for (const grid of this.grids ?? []) grid.invalid.clear();
-    this.#compute();
-    this.#render();
+    for (const grid of this.grids ?? []) grid.reset();
+    if (this.inputsNotice) this.inputsNotice.textContent = '';
+    this.#apply(state);
   }
 
   /** Shows a problem found outside (a bad attribute); the last good result stays, dimmed. */
@@ -80,6 +91,7 @@ export class Calculator {
   /** Changes how the calculator shows things: { readonly, precision, panels }. */
   configure(options) {
     Object.assign(this.options, options);
+    this.drawn = null; // redraw even the last valid result: the precision or panels changed
     this.#render();
     this.#showLabs();
   }
@@ -90,9 +102,10 @@ export class Calculator {
     const grid = (name, role) => new MatrixGrid({
       name,
       caption: [h('strong', { text: name }), ` ${role}`],
-      onCell: (i, j, value) => this.#edit(name, (s) => { s[name.toLowerCase()][i][j] = value; }),
+      onCell: (i, j, value) => this.#edit(name, (s) => { s[name.toLowerCase()][i][j] = value; }, { commit: false }),
       onPaste: (rows) => this.#paste(name, rows),
-      onValidityChange: () => this.#render(),
+      onValidityChange: (i, j) => this.#revert(name, i, j),
+      onCommit: () => this.#commit(),
     });
     this.grids = [grid('Q', 'queries'), grid('K', 'keys'), grid('V', 'values')];
     const [gq, gk, gv] = this.grids;
@@ -139,7 +152,9 @@ export class Calculator {
     this.explanation = h('div', { class: 'explain', role: 'note', 'aria-live': 'polite', 'aria-label': 'Explanation', part: 'explain', dataset: { panel: 'explain' } });
     this.exportBox = h('textarea', { class: 'export-text', readOnly: true, rows: 8, 'aria-label': 'Exported text', hidden: true });
     this.shareStatus = h('span', { class: 'share-status', role: 'status' });
-    const action = (label, make) => h('button', { type: 'button', text: label, on: { click: () => this.#share(label, make()) } });
+    const action = (label, make) => h('button', { type: 'button', text: label, on: { click: () => this.#share(label, make) } });
+    // Says what a paste did to the other matrices, next to them.
+    this.inputsNotice = h('p', { class: 'note inputs-notice', role: 'status' });
 
     // The lesson's NumPy-vs-PyTorch check, live: the f32 core against float64 on the same input.
     this.verified = h('span', { class: 'verified', part: 'verified' });
@@ -158,7 +173,8 @@ export class Calculator {
       h('section', { class: 'inputs', role: 'group', 'aria-label': 'Inputs', part: 'inputs', dataset: { panel: 'inputs' } },
         h('h2', { text: 'Inputs' }),
         h('p', { class: 'hint', text: 'Type numbers, move with the arrow keys, Tab or Enter, or paste a matrix such as 1 1; 0 1; -1 0.' }),
-        h('div', { class: 'matrices' }, gq.element, gk.element, gv.element)),
+        h('div', { class: 'matrices' }, gq.element, gk.element, gv.element),
+        this.inputsNotice),
       h('section', { class: 'mask-panel', role: 'group', 'aria-label': 'Masks', part: 'masks', dataset: { panel: 'masks' } }, this.masks.element),
       this.status,
       this.results,
@@ -168,9 +184,9 @@ export class Calculator {
         h('div', { class: 'checks-box', part: 'checks', dataset: { panel: 'checks' } }, this.checks.element)),
       h('section', { class: 'share', role: 'group', 'aria-label': 'Share and export', part: 'share', dataset: { panel: 'share' } },
         h('div', { class: 'control-row' },
-          action('Copy link', () => this.link()),
-          action('Copy as PyTorch', () => pytorchSnippet(this.state)),
-          action('Copy as LaTeX', () => latexSnippet(this.state, this.result)),
+          action('Copy link', ({ state }) => this.link(state)),
+          action('Copy as PyTorch', ({ state, result }) => pytorchSnippet(state, result, { precision: this.options.precision })),
+          action('Copy as LaTeX', ({ state, result }) => latexSnippet(state, result, { precision: this.options.precision })),
           this.shareStatus),
         this.exportBox));
     // For the benchmark and the curious: time from an input event to everything updated.
@@ -180,12 +196,43 @@ export class Calculator {
   // --- edits ----------------------------------------------------------------------------------
 
   // Applies `change` to a copy of the state, then recomputes. Changing a number leaves the
-  // preset; changing the mask, the mode or the plot axes does not.
-  #edit(what, change) {
+  // preset; changing the mask, the mode or the plot axes does not. A keystroke in a cell is
+  // shown at once but committed only when the grid says so.
+  #edit(what, change, { commit = true } = {}) {
     if (this.options.readonly) return;
     const next = structuredClone(this.state);
     change(next);
     if (['Q', 'K', 'V', 'plot'].includes(what)) next.preset = 'custom';
+    this.problem = ''; // the learner's edit replaces whatever an attribute asked for
+    this.#apply(next, { commit });
+  }
+
+  // The state is now `state`: compute it, remember it as committed (and as the last valid
+  // state, when it computes and no cell is wrong), and show it.
+  #apply(state, { commit = true } = {}) {
+    this.state = state;
+    this.#compute();
+    if (commit) this.#commit();
+    this.#render();
+  }
+
+  #commit() {
+    this.base = this.state;
+    if (this.result && !this.grids?.some((g) => g.error) && !this.error) this.valid = { state: this.state, result: this.result };
+  }
+
+  // A cell's text stopped being a number (or is unfinished, like '-'): until it is fixed, the
+  // calculation uses the number committed there before.
+  #revert(name, i, j) {
+    const grid = this.grids.find((g) => g.name === name);
+    if (!grid.invalid.has(`${i},${j}`)) {
+      this.#render(); // valid again: onCell brought its number
+      return;
+    }
+    const key = name.toLowerCase();
+    const next = structuredClone(this.state);
+    next[key][i][j] = this.base[key]?.[i]?.[j] ?? next[key][i][j];
+    if (['q', 'k', 'v'].every((m) => JSON.stringify(next[m]) === JSON.stringify(this.base[m]))) next.preset = this.base.preset;
     this.state = next;
     this.#compute();
     this.#render();
@@ -193,10 +240,10 @@ export class Calculator {
 
   #resize(key, value) {
     if (this.options.readonly) return;
-    this.state = resize(this.state, { ...sizes(this.state), [key]: value });
-    for (const grid of this.grids) grid.invalid.clear();
-    this.#compute();
-    this.#render();
+    for (const grid of this.grids) grid.reset();
+    this.inputsNotice.textContent = '';
+    this.problem = '';
+    this.#apply(resize(this.state, { ...sizes(this.state), [key]: value }));
   }
 
   #paste(name, rows) {
@@ -206,17 +253,14 @@ export class Calculator {
       grid.notify(`Could not paste into ${name}: the calculator shows at most ${MAX_TOKENS} tokens and ${MAX_DIM} columns; the pasted matrix is ${rows.length}×${rows[0].length}.`);
       return;
     }
-    const { dk, dv } = sizes(this.state);
-    const cols = { Q: dk, K: dk, V: dv }[name];
+    const before = sizes(this.state);
     // Rows set the number of tokens for all three; columns set d_k (Q, K) or d_v (V).
-    const next = structuredClone(resize(this.state, { n: rows.length, dk: name === 'V' ? dk : rows[0].length, dv: name === 'V' ? rows[0].length : dv }));
+    const after = { n: rows.length, dk: name === 'V' ? before.dk : rows[0].length, dv: name === 'V' ? rows[0].length : before.dv };
+    const next = structuredClone(resize(this.state, after));
     next[name.toLowerCase()] = rows.map((r) => [...r]);
-    if (name !== 'V' && cols !== rows[0].length) {
-      grid.notify(`${name} now has ${rows[0].length} columns, so ${name === 'Q' ? 'K' : 'Q'} was resized to match (d_k = ${rows[0].length}).`);
-    }
-    this.state = next;
-    this.#compute();
-    this.#render();
+    this.inputsNotice.textContent = resizeNotice(name, before, after);
+    this.problem = '';
+    this.#apply(next);
   }
 
   #preset(key, seed) {
@@ -244,12 +288,22 @@ export class Calculator {
     });
   }
 
-  async #share(label, text) {
+  // Copies what the page shows. While the input has a problem that is the last valid state,
+  // dimmed on screen, and the status says so: never the input the learner sees as wrong.
+  async #share(label, make) {
+    const shown = this.shown;
+    const problem = this.#problem();
+    if (!shown) {
+      this.shareStatus.textContent = `${label}: nothing to copy yet: ${problem.replace(/\.$/, '')}.`;
+      return;
+    }
+    const text = make(shown);
     const copied = await copyText(text);
     // Where the clipboard is not available, the text is shown to copy by hand.
     this.exportBox.hidden = copied;
     this.exportBox.value = text;
-    this.shareStatus.textContent = copied ? `${label}: copied ✓` : `${label}: select the text below and copy it`;
+    const what = problem ? ` the last valid state, not the input on screen (${problem.replace(/\.$/, '')})` : '';
+    this.shareStatus.textContent = copied ? `${label}: copied${what} ✓` : `${label}: select the text below and copy it; it holds${what || ' the state on screen'}`;
     if (!copied) this.exportBox.select();
   }
 
@@ -275,8 +329,16 @@ export class Calculator {
       this.result = result;
       this.error = '';
     } catch (error) {
-      this.error = error.message;
+      this.result = null;
+      // The API's own errors speak the learner's terms; anything else is a fault of ours,
+      // and its engine text would mean nothing to the learner.
+      this.error = error?.constructor === Error ? error.message : 'the calculator could not compute this input';
     }
+  }
+
+  // The input's problem, if any: a wrong cell, an input the core refuses, a bad attribute.
+  #problem() {
+    return this.grids?.map((g) => g.error).find(Boolean) || this.error || this.problem;
   }
 
   #shows(panel) {
@@ -288,6 +350,7 @@ export class Calculator {
     if (!this.grids && this.options.panels.some((p) => PANELS.includes(p))) {
       this.#build();
       this.#compute();
+      this.#commit();
     }
     if (!this.grids) {
       this.status.classList.toggle('error', Boolean(this.problem));
@@ -324,23 +387,36 @@ export class Calculator {
     this.seedBox.hidden = s.preset !== 'random' || readonly;
     this.seedInput.value = String(s.seed ?? 0);
 
-    const inputError = this.grids.map((g) => g.error).find(Boolean) ?? '';
-    const problem = inputError || this.error || this.problem;
+    const problem = this.#problem();
     const stale = Boolean(problem);
     this.element.classList.toggle('stale', stale);
     this.status.classList.toggle('error', stale);
-    this.status.textContent = stale ? `${problem.replace(/\.$/, '')}. ${this.result ? 'Showing the last valid result, dimmed, until this is fixed.' : ''}` : '';
-    if (stale && problem !== this.problem) this.onError(problem);
-    if (!this.result || stale) return;
+    this.status.textContent = stale ? `${problem.replace(/\.$/, '')}. ${this.valid ? 'Showing the last valid result, dimmed, until this is fixed.' : ''}` : '';
+    const shown = this.shown;
+    // The element's error event follows any change event for the same render, so that a
+    // listener hears "back to the last valid state", then why.
+    const tell = () => { if (stale && problem !== this.problem) this.onError(problem); };
+    // The last valid result is drawn once; a live one on every update (the mode, the panels
+    // or the precision may have changed).
+    if (!shown || (stale && this.drawn === shown.result)) {
+      tell();
+      return;
+    }
+    this.drawn = shown.result;
+    const { state, result } = shown;
 
     // Hidden panels are not drawn: a heatmap-only widget does the heatmap's work alone.
-    if (this.#shows('steps') || this.#shows('weights')) this.steps.update(this.result, s, precision, { onlyWeights: !this.#shows('steps') });
-    if (this.#shows('plot')) this.plot.update(s, this.result, this.result.plotHull, precision);
+    if (this.#shows('steps') || this.#shows('weights')) this.steps.update(result, state, precision, { onlyWeights: !this.#shows('steps') });
+    if (this.#shows('plot')) this.plot.update(state, result, result.plotHull, precision);
     this.plot.setReadonly(readonly);
-    if (this.#shows('checks')) this.checks.update(s, this.result, precision);
+    if (this.#shows('checks')) this.checks.update(state, result, precision);
     this.#renderVerified();
     if (this.#shows('explain')) this.#renderExplanation();
-    this.onChange(s, this.result);
+    // Listeners (the page's URL, the frame's parent) hear what is on screen: the live state,
+    // or, once the input goes wrong, the last valid one again, never a passing keystroke.
+    this.onChange(state, result);
+    tell();
+    if (stale) return;
     if (this.inputStart !== null) {
       performance.measure('attention-calc update', { start: this.inputStart, end: performance.now() });
       this.inputStart = null;
@@ -374,7 +450,7 @@ export class Calculator {
   }
 
   #renderVerified() {
-    const diff = this.result.checks.float64MaxAbsDiff;
+    const diff = this.drawn.checks.float64MaxAbsDiff;
     const ok = diff <= 1e-5;
     this.verified.classList.toggle('fail', !ok);
     this.verified.textContent = `${ok ? '✓ verified' : '⚠ check'}: max |f32 − float64| = ${diff === 0 ? '0' : diff.toExponential(1).replace('-', '−')}`;
@@ -382,7 +458,8 @@ export class Calculator {
   }
 
   #renderExplanation() {
-    const r = this.result;
+    const { state, result: r } = this.shown ?? {};
+    if (!r) return;
     const e = this.explained;
     const n = r.weights.length, m = r.weights[0].length;
     const valid = e && e.i < n && (e.step === 'rowSum' || e.j < (e.step === 'output' ? r.output[0].length : m));
@@ -391,9 +468,30 @@ export class Calculator {
       this.explanation.replaceChildren(h('p', { class: 'hint', text: HINT }));
       return;
     }
-    const { title, lines, related } = explain(this.state, r, e.step, e.i, e.j, this.options.precision);
+    const { title, lines, related } = explain(state, r, e.step, e.i, e.j, this.options.precision);
     if (related.q !== undefined) this.grids[0].highlightRow(related.q);
     if (related.k !== undefined) this.grids[1].highlightRow(related.k);
     this.explanation.replaceChildren(h('h3', { text: title }), ...lines.map((text) => h('p', { class: 'derivation', text })));
   }
+}
+
+// 'Q' pasted as 4×3 over 3×2 → 'Q is now 4×3, so K and V were resized to match: K got row 4
+// and column 3 of zeros; V got row 4 of zeros. …'; '' when nothing else changed.
+function resizeNotice(name, before, after) {
+  const span = (what, a, b) => (b - a === 1 ? `${what} ${b}` : `${what}s ${a + 1}–${b}`);
+  const others = ['Q', 'K', 'V'].filter((m) => m !== name);
+  const changes = others.map((m) => {
+    const cols = m === 'V' ? 'dv' : 'dk';
+    const grew = [], lost = [];
+    for (const [what, key] of [['row', 'n'], ['column', cols]]) {
+      if (after[key] > before[key]) grew.push(span(what, before[key], after[key]));
+      if (after[key] < before[key]) lost.push(span(what, after[key], before[key]));
+    }
+    const parts = [grew.length ? `got ${grew.join(' and ')} of zeros` : '', lost.length ? `lost ${lost.join(' and ')}` : ''].filter(Boolean);
+    return parts.length ? { m, text: `${m} ${parts.join(' and ')}` } : null;
+  }).filter(Boolean);
+  if (changes.length === 0) return '';
+  const cols = name === 'V' ? after.dv : after.dk;
+  const which = changes.map((c) => c.m).join(' and ');
+  return `${name} is now ${after.n}×${cols}, so ${which} ${changes.length > 1 ? 'were' : 'was'} resized to match: ${changes.map((c) => c.text).join('; ')}. Check ${changes.length > 1 ? 'them' : 'it'}, or paste ${changes.length > 1 ? 'theirs' : 'its own'} too.`;
 }

@@ -1,10 +1,17 @@
 // An editable matrix: one <input> per cell, named "Q row i column j". Arrow keys, Tab and Enter
 // move between cells; pasting several numbers replaces the whole matrix.
+//
+// A cell's text is committed on Enter, when focus leaves it, on a paste, or after COMMIT_MS
+// without a keystroke. Text that may still become a number ('-', '1e') is not called wrong
+// until it is committed, so the learner sees no error flash while typing -0.5 or 1e-3.
 import { h } from './dom.js';
 import { formatInput } from './format.js';
 import { parseMatrixText, parseNumber } from './parse.js';
 
 let nextId = 0;
+
+/** How long typing must pause before the text counts as committed. */
+export const COMMIT_MS = 300;
 
 export class MatrixGrid {
   /**
@@ -13,18 +20,27 @@ export class MatrixGrid {
    * @param {Node}   o.caption     what the figure caption shows
    * @param {(i: number, j: number, value: number) => void} o.onCell     a cell now holds a valid number
    * @param {(rows: number[][]) => void} o.onPaste                       a whole matrix was pasted
-   * @param {() => void} o.onValidityChange                               a cell became invalid or valid again
+   * @param {(i: number, j: number) => void} o.onValidityChange           a cell became invalid (or
+   *        unfinished, such as '-') or valid again
+   * @param {() => void} [o.onCommit]   the learner committed the text (Enter, blur, paste, a pause)
    * @param {(i: number, j: number, row?: string, col?: string) => string} [o.cellLabel]
    *        a cell's accessible name (0-based i, j, and the row and column labels if any);
    *        default "Q row 1 column 1"
    */
-  constructor({ name, caption, onCell, onPaste, onValidityChange, cellLabel }) {
+  constructor({ name, caption, onCell, onPaste, onValidityChange, onCommit = () => {}, cellLabel }) {
     this.name = name;
     this.cellLabel = cellLabel ?? ((i, j) => `${name} row ${i + 1} column ${j + 1}`);
     this.onCell = onCell;
     this.onPaste = onPaste;
     this.onValidityChange = onValidityChange;
-    this.invalid = new Map(); // "i,j" → message, for cells whose text is not a number
+    this.onCommit = onCommit;
+    // "i,j" → message, for cells whose text is not a number; '' while it is unfinished and
+    // uncommitted (its message waits for the commit).
+    this.invalid = new Map();
+    this.notice = '';      // about the grid as a whole, such as a paste that did not fit
+    this.idle = null;      // the pending commit after a pause in typing
+    this.commitNext = false; // a single pasted number commits as soon as it is in the cell
+    this.dirty = false;      // typed into since the last commit
     this.inputs = [];
     this.messageId = `grid-message-${++nextId}`;
     this.table = h('table', { class: 'grid' });
@@ -34,11 +50,43 @@ export class MatrixGrid {
     this.table.addEventListener('keydown', (e) => this.#onKeyDown(e));
     this.table.addEventListener('paste', (e) => this.#onPaste(e));
     this.table.addEventListener('focusin', (e) => e.target.select?.());
+    this.table.addEventListener('focusout', () => this.commit());
   }
 
   /** The first problem, e.g. 'Q row 1 column 1: “abc” is not a number', or ''. */
   get error() {
-    return this.invalid.values().next().value ?? '';
+    return [...this.invalid.values()].find(Boolean) ?? '';
+  }
+
+  /** Forgets every cell's problem and the notice: the grid is about to show a new state. */
+  reset() {
+    this.invalid.clear();
+    this.notice = '';
+    this.dirty = false;
+    clearTimeout(this.idle);
+  }
+
+  /** The text typed so far counts: an unfinished number now gets its message. */
+  commit() {
+    clearTimeout(this.idle);
+    this.idle = null;
+    if (!this.dirty) return;
+    this.dirty = false;
+    const named = [];
+    for (const [key, message] of this.invalid) {
+      if (message) continue;
+      const [i, j] = key.split(',').map(Number);
+      const input = this.inputs[i]?.[j];
+      if (!input) {
+        this.invalid.delete(key);
+        continue;
+      }
+      this.invalid.set(key, `${this.labelOf(i, j)}: ${parseNumber(input.value).message}`);
+      named.push([i, j]);
+    }
+    this.#showMessage();
+    for (const [i, j] of named) this.onValidityChange(i, j);
+    this.onCommit();
   }
 
   /**
@@ -73,9 +121,10 @@ export class MatrixGrid {
     this.inputs.forEach((row, r) => row.forEach((input) => input.classList.toggle('related', r === i)));
   }
 
-  /** A message about the grid as a whole (a paste that did not fit). */
+  /** A message about the grid as a whole (a paste that did not fit), until the next edit. */
   notify(message) {
-    this.message.textContent = message;
+    this.notice = message;
+    this.#showMessage();
   }
 
   focusCell(i, j) {
@@ -104,26 +153,36 @@ export class MatrixGrid {
   }
 
   #onInput(input) {
+    if (!(input instanceof HTMLInputElement) || input.dataset.i === undefined) return;
     const i = Number(input.dataset.i), j = Number(input.dataset.j);
     const parsed = parseNumber(input.value);
     const key = `${i},${j}`;
     const wasInvalid = this.invalid.has(key);
+    this.notice = '';
+    this.dirty = true;
     if (parsed.ok) {
       this.invalid.delete(key);
       this.#showMessage();
       this.onCell(i, j, parsed.value);
-      if (wasInvalid) this.onValidityChange();
+      if (wasInvalid) this.onValidityChange(i, j);
     } else {
-      this.invalid.set(key, `${this.labelOf(i, j)}: ${parsed.message}`);
+      this.invalid.set(key, parsed.unfinished ? '' : `${this.labelOf(i, j)}: ${parsed.message}`);
       this.#showMessage();
-      this.onValidityChange();
+      this.onValidityChange(i, j);
+    }
+    clearTimeout(this.idle);
+    if (this.commitNext) {
+      this.commitNext = false;
+      this.commit();
+    } else {
+      this.idle = setTimeout(() => this.commit(), COMMIT_MS);
     }
   }
 
   #showMessage() {
-    this.message.textContent = this.error;
+    this.message.textContent = this.error || this.notice;
     this.inputs.flat().forEach((input) => {
-      const bad = this.invalid.has(`${input.dataset.i},${input.dataset.j}`);
+      const bad = Boolean(this.invalid.get(`${input.dataset.i},${input.dataset.j}`));
       input.toggleAttribute('aria-invalid', bad);
       if (bad) input.setAttribute('aria-describedby', this.messageId);
       else input.removeAttribute('aria-describedby');
@@ -144,6 +203,7 @@ export class MatrixGrid {
     else if (e.key === 'Enter' && e.shiftKey) target = [i - 1, j];
     else if (e.key === 'ArrowLeft' && atStart) target = j > 0 ? [i, j - 1] : [i - 1, cols - 1];
     else if (e.key === 'ArrowRight' && atEnd) target = j < cols - 1 ? [i, j + 1] : [i + 1, 0];
+    if (e.key === 'Enter') this.commit();
     if (!target) return;
     const [ti, tj] = target;
     if (ti < 0 || ti >= rows) return;
@@ -153,15 +213,19 @@ export class MatrixGrid {
 
   #onPaste(e) {
     const text = e.clipboardData?.getData('text/plain') ?? '';
-    // A single number pastes into the cell as usual; anything with separators is a matrix.
-    if (!/[\s;,\t\n[]/.test(text.trim())) return;
+    // A single number pastes into the cell as usual, and counts as committed at once; anything
+    // with separators (or brackets) is a matrix.
+    if (!/[\s;,\t\n[\]{}]/.test(text.trim())) {
+      this.commitNext = text !== '' && !e.target.readOnly;
+      return;
+    }
     e.preventDefault();
     const parsed = parseMatrixText(text);
     if (!parsed.ok) {
       this.notify(`Could not paste into ${this.name}: ${parsed.message}`);
       return;
     }
-    this.invalid.clear();
+    this.reset();
     this.onPaste(parsed.rows);
   }
 }

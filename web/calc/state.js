@@ -1,7 +1,7 @@
 // The calculator's state: inputs, masks, mode. Plain data, so it can live in a URL hash and be
 // copied; every number derived from it comes from the core.
 import { EXERCISE_V, WORKED_EXAMPLE } from '../examples.js';
-import { parseMatrixText } from './parse.js';
+import { parseMatrixText, quote } from './parse.js';
 
 export const MAX_TOKENS = 8;
 export const MAX_DIM = 8;
@@ -133,7 +133,8 @@ export function toHash(state) {
   return p.toString().replace(/%2C/gi, ',').replace(/%3B/gi, ';');
 }
 
-const MAX_HASH = 4000; // far above any 8×8 state; longer text is refused unread
+// Above any 8×8 state, even with every number written to 17 digits; longer text is refused unread.
+const MAX_HASH = 8000;
 
 /**
  * The state a hash describes → { state } or { error } (the caller keeps its own state and
@@ -166,17 +167,17 @@ export function fromHash(hash) {
     state.causal = p.get('causal') === '1';
     const index = (s, what) => {
       const i = Number(s);
-      if (!Number.isInteger(i) || i < 1 || i > n) throw new Error(`${what} ${JSON.stringify(s)} is not a token from 1 to ${n}`);
+      if (!Number.isInteger(i) || i < 1 || i > n) throw new Error(`${what} ${quote(s)} is not a token from 1 to ${n}`);
       return i - 1;
     };
     for (const s of (p.get('pad') ?? '').split(',').filter(Boolean)) state.padding[index(s, 'padded token')] = true;
     for (const pair of (p.get('hide') ?? '').split(',').filter(Boolean)) {
       const [i, j, extra] = pair.split('-');
-      if (j === undefined || extra !== undefined) throw new Error(`hidden pair ${JSON.stringify(pair)} is not query-key`);
+      if (j === undefined || extra !== undefined) throw new Error(`hidden pair ${quote(pair)} is not two tokens, query-key, such as 1-2`);
       state.hidden[index(i, 'query')][index(j, 'key')] = true;
     }
     const pitfall = p.get('pitfall') ?? 'none';
-    if (!Object.hasOwn(PITFALLS, pitfall)) throw new Error(`unknown mode ${JSON.stringify(pitfall)}`);
+    if (!Object.hasOwn(PITFALLS, pitfall)) throw new Error(`unknown mode ${quote(pitfall)}; the modes are ${Object.keys(PITFALLS).join(', ')}`);
     state.pitfall = pitfall;
     if (pitfall === 'custom-scale') {
       const scale = Number(p.get('scale'));
@@ -202,4 +203,35 @@ export function fromHash(hash) {
   } catch (error) {
     return { error: `the link's state could not be read: ${error.message}` };
   }
+}
+
+/** What a page says when its link's hash cannot be read; `place` is 'the page' or 'the calculator'. */
+export function brokenLinkMessage(error, place) {
+  return `This link is broken: its state could not be used (${error.replace(/^the link's state could not be read: /, '')}), so ${place} shows the worked example instead.`;
+}
+
+/**
+ * A state given as an object (the element's state property) → { state } or { error }. It is
+ * checked exactly as a link is: written as a hash, then read back.
+ */
+export function checkState(value) {
+  const fail = (why) => ({ error: `the state could not be used: ${why}` });
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('it must be an object such as the state property returns');
+  const isGrid = (rows) => Array.isArray(rows) && rows.length > 0 && rows.every((row) => Array.isArray(row));
+  for (const name of ['q', 'k', 'v']) {
+    if (!isGrid(value[name])) return fail(`${name} must be a list of rows of numbers`);
+  }
+  const n = value.q.length;
+  const full = { ...base(value.q, value.k, value.v, 'custom'), ...value };
+  if (!Array.isArray(full.padding) || !isGrid(full.hidden) || !Array.isArray(full.axes)) {
+    return fail('padding, hidden and axes must be lists, as the state property returns them');
+  }
+  let hash;
+  try {
+    hash = toHash({ ...full, padding: full.padding.slice(0, n), hidden: full.hidden.slice(0, n).map((row) => row.slice(0, n)) });
+  } catch {
+    return fail('it does not have the form the state property returns');
+  }
+  const { state, error } = fromHash(hash);
+  return error ? fail(error.replace(/^the link's state could not be read: /, '')) : { state };
 }
