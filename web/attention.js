@@ -420,18 +420,11 @@ class Attention {
 
   /**
    * Corners of the convex hull of 2-D points, as indices, counter-clockwise. Collinear points
-   * give the two ends, equal points one index. Every coordinate must be finite.
+   * give the two ends, equal points one index. Every coordinate must be finite (the core names
+   * the first that is not).
    */
   convexHull(points) {
     const P = argument('points', () => toMatrix(points, 'points', this.#limits));
-    if (P.cols === 2) {
-      for (let i = 0; i < P.rows; i++) {
-        const x = P.data[2 * i], y = P.data[2 * i + 1];
-        if (!Number.isFinite(x) || !Number.isFinite(y)) {
-          fail(`points row ${i + 1} is (${describe(x)}, ${describe(y)}): every point needs finite coordinates`);
-        }
-      }
-    }
     return unwrap(this.#core.convexHull({ points: P.data, m: P.rows, cols: P.cols })).hull;
   }
 
