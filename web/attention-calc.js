@@ -208,26 +208,23 @@ export class AttentionCalcElement extends HTMLElement {
     return Object.fromEntries(MATRIX_ATTRIBUTES.map((name) => [name, this.getAttribute(name)]));
   }
 
+  // The view attributes; every bad one is named in one message (and one error event).
   #view() {
     const view = { readonly: this.readonly, precision: 3, panels: PANELS };
-    try {
-      view.panels = parsePanels(this.getAttribute('panels'));
-    } catch (error) {
-      this.#report(error.message);
-    }
-    try {
-      view.precision = parsePrecision(this.getAttribute('precision'));
-    } catch (error) {
-      this.#report(error.message);
-    }
-    // Only checked: the stylesheet applies both (readonly through the view above).
-    for (const check of [() => checkReadonly(this.getAttribute('readonly')), () => checkTheme(this.getAttribute('theme'))]) {
+    const problems = [];
+    const read = (parse) => {
       try {
-        check();
+        parse();
       } catch (error) {
-        this.#report(error.message);
+        problems.push(error.message);
       }
-    }
+    };
+    read(() => { view.panels = parsePanels(this.getAttribute('panels')); });
+    read(() => { view.precision = parsePrecision(this.getAttribute('precision')); });
+    // Only checked: the stylesheet applies the theme, and readonly is read above.
+    read(() => checkReadonly(this.getAttribute('readonly')));
+    read(() => checkTheme(this.getAttribute('theme')));
+    if (problems.length) this.#report(problems.join('. '));
     return view;
   }
 

@@ -78,7 +78,7 @@ export class Calculator {
   setState(state) {
     this.problem = '';
     for (const grid of this.grids ?? []) grid.reset();
-    if (this.inputsNotice) this.inputsNotice.textContent = '';
+    if (this.grids) this.#notice('');
     this.#apply(state);
   }
 
@@ -154,7 +154,7 @@ export class Calculator {
     this.shareStatus = h('span', { class: 'share-status', role: 'status' });
     const action = (label, make) => h('button', { type: 'button', text: label, on: { click: () => this.#share(label, make) } });
     // Says what a paste did to the other matrices, next to them.
-    this.inputsNotice = h('p', { class: 'note inputs-notice', role: 'status' });
+    this.inputsNotice = h('p', { class: 'inputs-notice', role: 'status' });
 
     // The lesson's NumPy-vs-PyTorch check, live: the f32 core against float64 on the same input.
     this.verified = h('span', { class: 'verified', part: 'verified' });
@@ -241,7 +241,7 @@ export class Calculator {
   #resize(key, value) {
     if (this.options.readonly) return;
     for (const grid of this.grids) grid.reset();
-    this.inputsNotice.textContent = '';
+    this.#notice('');
     this.problem = '';
     this.#apply(resize(this.state, { ...sizes(this.state), [key]: value }));
   }
@@ -258,9 +258,15 @@ export class Calculator {
     const after = { n: rows.length, dk: name === 'V' ? before.dk : rows[0].length, dv: name === 'V' ? rows[0].length : before.dv };
     const next = structuredClone(resize(this.state, after));
     next[name.toLowerCase()] = rows.map((r) => [...r]);
-    this.inputsNotice.textContent = resizeNotice(name, before, after);
+    this.#notice(resizeNotice(name, before, after));
     this.problem = '';
     this.#apply(next);
+  }
+
+  // The note under the grids; the live region stays in place, so its text is announced.
+  #notice(text) {
+    this.inputsNotice.textContent = text;
+    this.inputsNotice.classList.toggle('note', Boolean(text));
   }
 
   #preset(key, seed) {
@@ -302,8 +308,10 @@ export class Calculator {
     // Where the clipboard is not available, the text is shown to copy by hand.
     this.exportBox.hidden = copied;
     this.exportBox.value = text;
-    const what = problem ? ` the last valid state, not the input on screen (${problem.replace(/\.$/, '')})` : '';
-    this.shareStatus.textContent = copied ? `${label}: copied${what} ✓` : `${label}: select the text below and copy it; it holds${what || ' the state on screen'}`;
+    const why = problem ? ` the last valid state (shown dimmed), not the input on screen. ${problem.replace(/\.$/, '')}.` : '';
+    this.shareStatus.textContent = copied
+      ? `${label}: copied${why || ' ✓'}`
+      : `${label}: select the text below and copy it${why ? `; it holds${why}` : '.'}`;
     if (!copied) this.exportBox.select();
   }
 
@@ -330,9 +338,7 @@ export class Calculator {
       this.error = '';
     } catch (error) {
       this.result = null;
-      // The API's own errors speak the learner's terms; anything else is a fault of ours,
-      // and its engine text would mean nothing to the learner.
-      this.error = error?.constructor === Error ? error.message : 'the calculator could not compute this input';
+      this.error = messageOf(error);
     }
   }
 
@@ -473,6 +479,14 @@ export class Calculator {
     if (related.k !== undefined) this.grids[1].highlightRow(related.k);
     this.explanation.replaceChildren(h('h3', { text: title }), ...lines.map((text) => h('p', { class: 'derivation', text })));
   }
+}
+
+// The API's own errors speak the learner's terms. An engine error (TypeError, a wasm trap…) is
+// a fault of ours, and its text would mean nothing to the learner.
+const ENGINE_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError, EvalError, URIError, WebAssembly.RuntimeError];
+function messageOf(error) {
+  const engine = !(error instanceof Error) || ENGINE_ERRORS.some((E) => error instanceof E);
+  return engine || !error.message ? 'the calculator could not compute this input' : error.message;
 }
 
 // 'Q' pasted as 4×3 over 3×2 → 'Q is now 4×3, so K and V were resized to match: K got row 4
