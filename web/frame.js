@@ -17,7 +17,9 @@ import { brokenLinkMessage, defaultState, fromHash } from './calc/state.js';
 const calc = document.getElementById('calculator');
 for (const [name, value] of new URLSearchParams(location.search)) {
   if (['panels', 'theme', 'precision'].includes(name)) calc.setAttribute(name, value);
-  if (name === 'readonly' && value !== '0') calc.setAttribute('readonly', '');
+  // readonly, readonly=1 or readonly=true lock the inputs; 0 and false do not; any other
+  // value locks them too, and the element says why (as for its own attribute).
+  if (name === 'readonly' && !['0', 'false'].includes(value)) calc.setAttribute('readonly', ['', '1', 'true'].includes(value) ? '' : value);
 }
 
 // A broken link says so above the calculator, which shows the worked example instead.

@@ -50,7 +50,7 @@ const ATTRIBUTES = {
   k: MATRICES,
   v: MATRICES.filter((m) => m !== '1 1 1; 0 1 1; 0 0 1'), // a 3×3 V is a fine V
   mask: ['[]', ';;;', '2', '0 1; 1 0', 'causal!', 'NaN', '0.5 0 0; 0 0 0; 0 0 0', '-1 0 0; 0 0 0; 0 0 0', '1 1 1 1; 0 0 0 0; 0 0 0 0; 0 0 0 0', deep(5000), 'x'.repeat(3000), HTML[1]],
-  scale: ['0', '-1', 'abc', 'NaN', 'Infinity', '-Infinity', '[]', ';;;', 'sqrt(2)', '1,5', 'x'.repeat(3000), HTML[0]],
+  scale: ['0', '-1', '1e39', '1e-50', 'abc', 'NaN', 'Infinity', '-Infinity', '[]', ';;;', 'sqrt(2)', '1,5', 'x'.repeat(3000), HTML[0]],
   panels: ['bogus', 'inputs,,bogus', '[]', ';;;', 'weights;steps', 'x'.repeat(3000), HTML[0]],
   precision: ['9', '-1', '1.5', 'abc', 'NaN', 'Infinity', '[]', '1e3', '3 digits'],
   theme: ['blue', 'DARK', ' dark', '[]', 'light dark', HTML[1], 'x'.repeat(3000)],
@@ -329,6 +329,28 @@ describe('hostile input through the UI (issue 10)', () => {
       count++;
     }
 
+    // Numbers each fine alone, whose scores overflow float32: the core refuses them, and the
+    // status says why in the learner's terms.
+    for (const [a, b] of [['3e38', '3e38'], ['-3e38', '3.4e38']]) {
+      const type = async (name, text) => {
+        await cell(name).click();
+        await page.keyboard.type(text);
+        await page.keyboard.press('Enter');
+      };
+      await type('Q row 1 column 1', a);
+      const committed = await weightsIn(calc);
+      await type('K row 1 column 1', b);
+      const label = `typed Q₁₁ = ${a}, then K₁₁ = ${b}`;
+      const status = await calc.locator('.calc-status').textContent();
+      if (!/overflows float32.*Showing the last valid result/.test(status)) faults.push(`${label}: the status does not say why (${status})`);
+      if (JSON.stringify(await weightsIn(calc)) !== JSON.stringify(committed)) faults.push(`${label}: the committed result changed`);
+      faults.push(...clean(await visibleText(), label));
+      await cell('K row 1 column 1').fill('1');
+      await cell('Q row 1 column 1').fill('1');
+      await cell('Q row 1 column 1').press('Enter');
+      count++;
+    }
+
     // --- pasted into cells: real paste events with a DataTransfer -------------------------------
     for (const [i, text] of PASTES.entries()) {
       const name = ['Q', 'K', 'V'][i % 3];
@@ -362,6 +384,17 @@ describe('hostile input through the UI (issue 10)', () => {
       const notice = await page.locator('#notice').textContent();
       if (!notice.startsWith('This link is broken: ') || !(await page.locator('#notice').isVisible())) faults.push(`${label}: the frame does not say the link is broken (${notice})`);
       if (JSON.stringify(await weightsIn(calc)) !== JSON.stringify(WORKED_WEIGHTS)) faults.push(`${label}: not the worked example`);
+      faults.push(...clean(await visibleText(), label));
+      count++;
+    }
+
+    // The frame's query string sets the element's view attributes: checked the same way.
+    for (const query of ['theme=blue', 'precision=99', 'panels=bogus', 'readonly=maybe', 'precision=NaN&theme=%3Cscript%3E']) {
+      await page.goto(`${env.url}frame.html?${query}`);
+      await page.waitForSelector('body[data-ready]');
+      const label = `frame.html?${query}`;
+      const status = await calc.locator('.calc-status').textContent();
+      if (!/must be|unknown panel|still makes the calculator read-only/.test(status)) faults.push(`${label}: the status does not say what is wrong (${status})`);
       faults.push(...clean(await visibleText(), label));
       count++;
     }

@@ -215,6 +215,14 @@ export function brokenLinkMessage(error, place) {
  * checked exactly as a link is: written as a hash, then read back.
  */
 export function checkState(value) {
+  try {
+    return readState(value);
+  } catch {
+    return { error: 'the state could not be used: reading it threw an exception' }; // a getter's or a Proxy's
+  }
+}
+
+function readState(value) {
   const fail = (why) => ({ error: `the state could not be used: ${why}` });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('it must be an object such as the state property returns');
   const isGrid = (rows) => Array.isArray(rows) && rows.length > 0 && rows.every((row) => Array.isArray(row));
