@@ -37,14 +37,17 @@
  * Other properties:
  *   state       the whole calculator state as a plain object (get a copy, or set one).
  *   hash        the same state as the text of a link's #hash (get, or set).
- *   result      the core's last result (see attention.d.ts, SingleHeadResult), or null.
+ *   result      the core's result on screen (see attention.d.ts, SingleHeadResult): while the
+ *               input has a problem, the last valid one; null before the first.
  *   ready       a Promise that resolves once the core is loaded and the first result shown,
  *               with the labs that panels names (or the element shows why it could not load).
  *   linkTarget  the page that "Copy link" points to, with the state in its #hash. Default:
  *               frame.html beside this file.
  *
  * Events:
- *   @event attention-change  CustomEvent, bubbles and composed, after every update:
+ *   @event attention-change  CustomEvent, bubbles and composed, after every update of what
+ *                            the calculator shows (also when a wrong input brings back the
+ *                            last valid state):
  *                            detail = { inputs: { q, k, v, mask, scale, maskAfterSoftmax },
  *                            result } with the core's full result.
  *   @event error             CustomEvent, bubbles and composed, when an attribute, a property

@@ -225,10 +225,7 @@ export class Calculator {
   // calculation uses the number committed there before.
   #revert(name, i, j) {
     const grid = this.grids.find((g) => g.name === name);
-    if (!grid.invalid.has(`${i},${j}`)) {
-      this.#render(); // valid again: onCell brought its number
-      return;
-    }
+    if (!grid.invalid.has(`${i},${j}`)) return; // valid again: onCell brought its number
     const key = name.toLowerCase();
     const next = structuredClone(this.state);
     next[key][i][j] = this.base[key]?.[i]?.[j] ?? next[key][i][j];
