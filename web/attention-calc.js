@@ -91,7 +91,7 @@ export class AttentionCalcElement extends HTMLElement {
   #matricesChanged = false;
   #viewChanged = false;
   #pending = null; // a state set before the core was loaded
-  #problems = []; // attribute problems found before the calculator existed
+  #problems = []; // [message, options] of attribute problems found before the calculator existed
   #lastError = '';
   #resolveReady;
 
@@ -191,7 +191,7 @@ export class AttentionCalcElement extends HTMLElement {
     this.#matricesChanged = this.#viewChanged = false;
     this.#status.remove();
     this.#root.append(this.#calc.element);
-    for (const message of this.#problems.splice(0)) this.#report(message);
+    for (const [message, options] of this.#problems.splice(0)) this.#report(message, options);
     await this.#calc.labsReady; // the labs' modules load on first use
     this.#resolveReady();
   }
@@ -227,7 +227,7 @@ export class AttentionCalcElement extends HTMLElement {
     // Only checked: the stylesheet applies the theme, and readonly is read above.
     read(() => checkReadonly(this.getAttribute('readonly')));
     read(() => checkTheme(this.getAttribute('theme')));
-    if (problems.length) this.#report(problems.join('. '));
+    if (problems.length) this.#report(problems.join('. '), { view: true });
     return view;
   }
 
@@ -235,7 +235,7 @@ export class AttentionCalcElement extends HTMLElement {
     if (!this.#calc) return; // read at start
     if (this.#viewChanged) {
       this.#viewChanged = false;
-      this.#calc.report(''); // a fixed attribute clears its message; #view reports any other
+      this.#calc.report('', { view: true }); // a fixed attribute clears its message; #view reports any other
       this.#calc.configure(this.#view());
     }
     if (this.#matricesChanged) {
@@ -254,12 +254,12 @@ export class AttentionCalcElement extends HTMLElement {
   }
 
   // A problem with an attribute or a property: shown in place, and an error event.
-  #report(message) {
+  #report(message, options = {}) {
     if (!this.#calc) {
-      this.#problems.push(message);
+      this.#problems.push([message, options]);
       return;
     }
-    this.#calc.report(message);
+    this.#calc.report(message, options);
     this.#emitError(message);
   }
 

@@ -56,7 +56,8 @@ export class Calculator {
     this.valid = null;     // { state, result }
     this.drawn = null;     // the result the steps, plot and checks show
     this.error = '';       // why the current input cannot be computed, or ''
-    this.problem = '';     // a problem reported from outside (an attribute), until the next state
+    this.problem = '';     // an input problem reported from outside (an attribute), until the next state
+    this.viewProblem = ''; // a problem with how to show it (panels, precision, theme): the numbers stand
     this.explained = null; // { step, i, j } of the cell being explained
     this.inputStart = null;
     this.labs = new Map(); // name → Promise of the lab, built the first time `panels` names it
@@ -82,9 +83,13 @@ export class Calculator {
     this.#apply(state);
   }
 
-  /** Shows a problem found outside (a bad attribute); the last good result stays, dimmed. */
-  report(message) {
-    this.problem = message;
+  /**
+   * Shows a problem found outside (a bad attribute). An input problem keeps the last good
+   * result, dimmed; a view problem ({ view: true }) is only said: the numbers on screen are right.
+   */
+  report(message, { view = false } = {}) {
+    if (view) this.viewProblem = message;
+    else this.problem = message;
     this.#render();
   }
 
@@ -356,8 +361,9 @@ export class Calculator {
       this.#commit();
     }
     if (!this.grids) {
-      this.status.classList.toggle('error', Boolean(this.problem));
-      this.status.textContent = this.problem;
+      const said = [this.problem, this.viewProblem].filter(Boolean).map((p) => `${p.replace(/\.$/, '')}.`).join(' ');
+      this.status.classList.toggle('error', Boolean(said));
+      this.status.textContent = said;
       return;
     }
     const s = this.state;
@@ -393,8 +399,11 @@ export class Calculator {
     const problem = this.#problem();
     const stale = Boolean(problem);
     this.element.classList.toggle('stale', stale);
-    this.status.classList.toggle('error', stale);
-    this.status.textContent = stale ? `${problem.replace(/\.$/, '')}. ${this.valid ? 'Showing the last valid result, dimmed, until this is fixed.' : ''}` : '';
+    this.status.classList.toggle('error', stale || Boolean(this.viewProblem));
+    this.status.textContent = [
+      stale ? `${problem.replace(/\.$/, '')}. ${this.valid ? 'Showing the last valid result, dimmed, until this is fixed.' : ''}` : '',
+      this.viewProblem ? `${this.viewProblem.replace(/\.$/, '')}.` : '',
+    ].filter(Boolean).join(' ');
     const shown = this.shown;
     // The element's error event follows any change event for the same render, so that a
     // listener hears "back to the last valid state", then why.
