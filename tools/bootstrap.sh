@@ -2,8 +2,10 @@
 # Installs what a fresh Debian 12 machine lacks for building and testing attention-calc.
 # Idempotent: each step checks first, so a second run takes about a second.
 #   tools/bootstrap.sh            system packages, xsimd 13 + xtl, npm packages
-#   tools/bootstrap.sh --torch    also python3-torch and OpenBLAS (to regenerate the test fixtures,
-#                                 and for the benchmark's native PyTorch baseline)
+#   tools/bootstrap.sh --torch    also NumPy and OpenBLAS (to regenerate the test fixtures, and
+#                                 for the benchmark's native PyTorch baseline)
+# The system packages include clang 14 with its sanitizer and libFuzzer runtimes (the ASan build
+# and the fuzzers of npm test) and python3-torch (npm test runs the copied PyTorch snippets).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -18,8 +20,8 @@ if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 log() { printf '[bootstrap] %s\n' "$*"; }
 
 # --- Debian packages -------------------------------------------------------
-packages=(emscripten doctest-dev cmake g++ make chromium wabt)
-((want_torch)) && packages+=(python3-torch python3-numpy libopenblas0-pthread)
+packages=(emscripten doctest-dev cmake g++ make chromium wabt clang-14 libclang-rt-14-dev python3-torch)
+((want_torch)) && packages+=(python3-numpy libopenblas0-pthread)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -6,6 +6,10 @@
 #   tools/build.sh wasm      the WebAssembly modules and the wasm doctest suites (build-wasm/)
 #   tools/build.sh web       only what the page in web/ loads: the two modules and KaTeX (npm start)
 #   tools/build.sh dist      web, then dist/ (tools/dist.mjs)
+#   tools/build.sh asan      the doctest suite with ASan + UBSan and assertions on (build-asan/, clang++-14)
+#   tools/build.sh fuzz      the libFuzzer harnesses of tests/fuzz/ (build-fuzz/, clang++-14)
+# Each build directory is configured on every run with its options: cmake reconfigures
+# incrementally, so a changed option takes effect and an unchanged one costs a second or two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -13,23 +17,37 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # emcc needs Debian's node modules (acorn) for optimized links.
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 
-native=0 wasm_tests=0 web=0 dist=0
+native=0 wasm_tests=0 web=0 dist=0 asan=0 fuzz=0
 case $what in
-  all) native=1 wasm_tests=1 web=1 dist=1 ;;
+  all) native=1 wasm_tests=1 web=1 dist=1 asan=1 fuzz=1 ;;
   native) native=1 ;;
   wasm) wasm_tests=1 web=1 ;;
   web) web=1 ;;
   dist) web=1 dist=1 ;;
-  *) echo "usage: tools/build.sh [all|native|wasm|web|dist]" >&2; exit 2 ;;
+  asan) asan=1 ;;
+  fuzz) fuzz=1 ;;
+  *) echo "usage: tools/build.sh [all|native|wasm|web|dist|asan|fuzz]" >&2; exit 2 ;;
 esac
 
 if ((native)); then
-  [[ -f build-native/CMakeCache.txt ]] || cmake -S . -B build-native -DCMAKE_BUILD_TYPE=Release
+  cmake -S . -B build-native -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build-native -j"$jobs"
 fi
 
+# The sanitized builds: Debian's clang 14 with its compiler-rt (tools/bootstrap.sh installs
+# both), optimised with debug info for readable reports, without the -march=native second core.
+sanitized=(-DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_NATIVE_ARCH=OFF)
+if ((asan)); then
+  cmake -S . -B build-asan "${sanitized[@]}" -DATTN_SANITIZE=ON -DATTN_BUILD_TESTS=ON >/dev/null
+  cmake --build build-asan -j"$jobs"
+fi
+if ((fuzz)); then
+  cmake -S . -B build-fuzz "${sanitized[@]}" -DATTN_FUZZ=ON -DATTN_BUILD_TESTS=OFF >/dev/null
+  cmake --build build-fuzz -j"$jobs"
+fi
+
 if ((web)); then
-  [[ -f build-wasm/CMakeCache.txt ]] || emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release
+  emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
   targets=(--target attention_simd attention_scalar)
   ((wasm_tests)) && targets=()
   cmake --build build-wasm -j"$jobs" "${targets[@]}"

@@ -4,6 +4,9 @@
 #   2. doctest as WebAssembly under Node, SIMD and scalar builds (CTest)
 #   3. the JS API and the built modules under Node (node --test)
 #   4. the page and the JS module in headless Chromium (node --test + playwright-core)
+#   5. doctest, native, with AddressSanitizer + UndefinedBehaviorSanitizer and assertions on (CTest)
+#   6. each libFuzzer harness of tests/fuzz/ over its seed corpus, then ATTN_FUZZ_SECONDS (30) of
+#      fresh fuzzing; each counts as one test, and the summary gives its number of executions
 # Every suite runs even if an earlier one fails; the exit code is non-zero if any failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -51,10 +54,24 @@ run_node() {  # run_node <suite> <test files...>
   record "$suite" "${passed:-0}" "${failed:-0}" "$rc"
 }
 
+run_fuzz() {  # run_fuzz <harness>: tests/fuzz/run.sh, one passed or failed test with its executions
+  echo; echo "=== fuzz: $1 ==="
+  bash tests/fuzz/run.sh "$1" "${ATTN_FUZZ_SECONDS:-30}" 2>&1 | tee "$logs/fuzz.log"
+  local rc=${PIPESTATUS[0]}
+  local runs
+  runs=$(grep -E '^executions: [0-9]+' "$logs/fuzz.log" | tail -1 | grep -oE '[0-9]+')
+  record "fuzz $1 (${runs:-0} executions)" $((rc == 0)) $((rc != 0)) "$rc"
+}
+
 run_ctest "doctest, native" build-native
 run_ctest "doctest, wasm under Node" build-wasm
 run_node "JS API under Node" tests/js/*.test.mjs
 run_node "page in headless Chromium" tests/browser/*.test.mjs
+run_ctest "doctest, ASan+UBSan, assertions on" build-asan
+for harness in tests/fuzz/fuzz_*.cpp; do
+  harness=${harness#tests/fuzz/fuzz_}
+  run_fuzz "${harness%.cpp}"
+done
 
 echo
 echo "=== summary ==="
