@@ -149,7 +149,7 @@ describe('hostile input through the UI (issue 10)', () => {
     // must not commit the text by a pause the learner never made.
     await page.clock.install();
     await openIndex();
-    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 1000));
+    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 30_000)); // ahead, even on a slow machine
     const q11 = cell('Q row 1 column 1');
     await q11.click(); // selects the cell's text, so typing replaces it
     await page.keyboard.type('1e4');
@@ -279,7 +279,11 @@ describe('hostile input through the UI (issue 10)', () => {
     let count = 0;
 
     // --- typed into cells: some by real keystrokes, the rest in one loop in the page ---------
+    // The clock stands still while keys are typed: a prefix such as the 3 of 3.5e38 must not be
+    // committed by a pause that only a slow machine made. Tab and Enter commit.
+    await page.clock.install();
     await openIndex();
+    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 30_000)); // ahead, even on a slow machine
     const calc = calcOf();
     const typedByKeys = CELL_TEXTS.filter((t) => t.length <= 12).slice(0, 30);
     for (const text of typedByKeys) {
@@ -361,6 +365,8 @@ describe('hostile input through the UI (issue 10)', () => {
       await cell('Q row 1 column 1').press('Enter');
       count++;
     }
+
+    await page.clock.resume();
 
     // --- pasted into cells: real paste events with a DataTransfer -------------------------------
     for (const [i, text] of PASTES.entries()) {
