@@ -1,0 +1,67 @@
+// Loaded first by every HTML page the engine suites serve (tests/engines/server.mjs adds the
+// <script> tag), as a same-origin classic script, so the strict CSP allows it. It records what
+// WebKit's WebDriver cannot report (no console endpoint, no BiDi): uncaught errors, unhandled
+// rejections and CSP violations, from before the page's own modules run. It also finds elements
+// through shadow roots by accessible name, the same way in every engine.
+'use strict';
+(() => {
+  const problems = [];
+  // Capturing: a script or stylesheet that fails to load fires a non-bubbling error too.
+  addEventListener('error', (e) => problems.push(e instanceof ErrorEvent ? `error: ${e.message}`
+    : `failed to load ${e.target?.src ?? e.target?.href ?? e.target?.tagName}`), true);
+  addEventListener('unhandledrejection', (e) => problems.push(`unhandledrejection: ${e.reason?.message ?? e.reason}`));
+  document.addEventListener('securitypolicyviolation', (e) => problems.push(`CSP: ${e.violatedDirective} blocked ${e.blockedURI}`));
+
+  // Arrow keys that reached the window without a handler taking them would scroll the page.
+  const arrowKeys = [];
+  addEventListener('keydown', (e) => {
+    if (e.key.startsWith('Arrow')) arrowKeys.push({ key: e.key, handled: e.defaultPrevented });
+  });
+
+  // ?engine-no-simd: this engine pretends not to know WebAssembly SIMD (0xfd prefixes every
+  // SIMD opcode), to check that the page falls back to the scalar build.
+  if (new URLSearchParams(location.search).has('engine-no-simd')) {
+    const validate = WebAssembly.validate.bind(WebAssembly);
+    WebAssembly.validate = (bytes) => (new Uint8Array(bytes.buffer ?? bytes).includes(0xfd) ? false : validate(bytes));
+  }
+  // The suite's own SIMD module (a v128.const), independent of the page's probe.
+  const SIMD_MODULE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0,
+    10, 22, 1, 20, 0, 253, 12, ...new Array(16).fill(0), 11]);
+
+  function* everyElement(root) {
+    for (const el of root.querySelectorAll('*')) {
+      yield el;
+      if (el.shadowRoot) yield* everyElement(el.shadowRoot);
+    }
+  }
+  const nameOf = (el) => el.getAttribute('aria-label') ?? (el.labels?.[0]?.textContent.trim() || null);
+
+  /** The first element, in any shadow root under `scope`, whose aria-label or <label> is `name` (or starts with it). */
+  function find(name, { prefix = false, scope = document } = {}) {
+    for (const el of everyElement(scope)) {
+      const n = nameOf(el);
+      if (n !== null && (prefix ? n.startsWith(name) : n === name)) return el;
+    }
+    throw new Error(`no element named “${name}”`);
+  }
+
+  window.__engine = {
+    problems,
+    arrowKeys,
+    find,
+    simdValidates: () => WebAssembly.validate(SIMD_MODULE),
+    /** Scrolls the element into view; → its centre in viewport pixels, for real pointer input. */
+    centre(el) {
+      el.scrollIntoView({ block: 'center', inline: 'center' });
+      const r = el.getBoundingClientRect();
+      return { x: Math.round(r.left + r.width / 2), y: Math.round(r.top + r.height / 2) };
+    },
+    /** The accessible name of the focused element, looking into shadow roots. */
+    focusedName() {
+      let el = document.activeElement;
+      while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+      return el ? nameOf(el) : null;
+    },
+    text: (name, options) => { const el = find(name, options); return el.value ?? el.textContent; },
+  };
+})();

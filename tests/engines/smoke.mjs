@@ -1,0 +1,196 @@
+// The smoke checks every engine must pass, written once against driver.mjs and run once per
+// engine (firefox.test.mjs, webkit.test.mjs). The page is served on 127.0.0.1 under the strict
+// CSP header; every input is a real pointer or key event from the engine.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { compareRows, readFixture, referenceAttention } from '../js/helpers.mjs';
+import { ENGINES, Page } from './driver.mjs';
+import { serveWithRecorder } from './server.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const spec = readFixture('worked-example.json');
+const TEST = { timeout: 60000 };
+
+// The page prints 3 decimals with a typographic minus: equal to the spec to half a unit in the last place.
+const parse = (text) => (text === '−∞' ? -Infinity : Number(text.replace('−', '-')));
+const SHOWN = { abs: 5e-4 + 1e-12 };
+const assertShows = (rows, want, what) => assert.equal(compareRows(rows.map((r) => r.map(parse)), want, SHOWN, what), '');
+
+const newest = (dir) => readdirSync(dir, { withFileTypes: true }).reduce((t, e) =>
+  Math.max(t, e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs), 0);
+
+/** dist/, rebuilt (under the shared build lock) when it is missing or older than web/. */
+function freshDist() {
+  const entry = join(ROOT, 'dist/attention-calc.js');
+  let built = 0;
+  try { built = statSync(entry).mtimeMs; } catch { /* missing */ }
+  if (built < newest(join(ROOT, 'web'))) {
+    const run = spawnSync('flock', ['/tmp/attn-build.lock', 'node', 'tools/dist.mjs'], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(run.status, 0, `tools/dist.mjs failed: ${run.stderr}`);
+  }
+  return join(ROOT, 'dist');
+}
+
+/** describe() block of the smoke checks in one engine: 'firefox' or 'webkit'. */
+export function smokeSuite(engineKey) {
+  let engine, page, server, url;
+  before(async () => {
+    ({ server, url } = await serveWithRecorder(join(ROOT, 'web')));
+    engine = await ENGINES[engineKey]();
+    page = new Page(engine);
+    console.log(`# engine: ${engine.version}`);
+  });
+  after(async () => {
+    await engine?.close();
+    server?.close();
+  });
+
+  describe(`the page in ${engineKey === 'firefox' ? 'Firefox' : 'WebKit'}`, () => {
+    // Every test ends with no console error, uncaught error, unhandled rejection or CSP violation.
+    afterEach(async () => assert.deepEqual(await page.problems(), []));
+
+    it('loads with no error, on the SIMD build exactly where WebAssembly.validate accepts SIMD', TEST, async () => {
+      await page.open(url);
+      const found = await page.evaluate(async () => ({
+        ready: document.body.dataset.ready,
+        validates: window.__engine.simdValidates(),
+        simd: (await (await import('./attention.js')).loadAttention()).simd,
+        build: document.getElementById('build').textContent,
+      }));
+      assert.equal(found.validates, true, 'this engine has WebAssembly SIMD');
+      assert.deepEqual(found, { ready: 'simd', validates: true, simd: true, build: 'WebAssembly SIMD build' });
+    });
+
+    it('falls back to the scalar build when WebAssembly SIMD does not validate', TEST, async () => {
+      await page.open(`${url}?engine-no-simd`);
+      const found = await page.evaluate(async () => ({
+        ready: document.body.dataset.ready,
+        simd: (await (await import('./attention.js')).loadAttention()).simd,
+      }));
+      assert.deepEqual(found, { ready: 'scalar', simd: false });
+      assertShows(await page.matrix('Weights', 3, 3), spec.no_mask.weights, 'scalar weights');
+    });
+
+    it('shows the worked example\'s weights and output, and the causal mask after a click', TEST, async () => {
+      await page.open(url);
+      assertShows(await page.matrix('Weights', 3, 3), spec.no_mask.weights, 'weights');
+      assertShows(await page.matrix('Output', 3, 2), spec.no_mask.output, 'output');
+      await page.click('Causal mask');
+      assert.equal(await page.evaluate(() => window.__engine.find('Causal mask').checked), true);
+      assertShows(await page.matrix('Masked', 3, 3), spec.causal.scaled, 'causal masked scores');
+      assertShows(await page.matrix('Weights', 3, 3), spec.causal.weights, 'causal weights');
+      assertShows(await page.matrix('Output', 3, 2), spec.causal.output, 'causal output');
+    });
+
+    it('updates the weights and outputs as a cell is typed into', TEST, async () => {
+      await page.open(url);
+      const q = spec.Q.map((r) => [...r]);
+      await page.click('Q row 1 column 1');
+      for (const typed of ['2', '-3']) {
+        await engine.selectAll();
+        await engine.type(typed);
+        q[0][0] = Number(typed);
+        assert.equal(await page.text('Q row 1 column 1'), typed);
+        const want = referenceAttention(q, spec.K, spec.V);
+        assertShows(await page.matrix('Weights', 3, 3), want.weights, `weights, Q₁₁ = ${typed}`);
+        assertShows(await page.matrix('Output', 3, 2), want.output, `output, Q₁₁ = ${typed}`);
+      }
+    });
+
+    it('arrow keys move between cells, both in Q and in the computed steps, and do not reach the page', TEST, async () => {
+      await page.open(url);
+      const moves = async (start, keys) => {
+        await page.click(start);
+        const scrolled = await page.evaluate(() => scrollY);
+        const visited = [];
+        for (const key of keys) {
+          await engine.press(key);
+          visited.push(await page.focusedName());
+        }
+        assert.equal(await page.evaluate(() => scrollY), scrolled, 'the page did not scroll');
+        return visited;
+      };
+      assert.deepEqual(await moves('Q row 1 column 1', ['ArrowDown', 'ArrowRight', 'ArrowUp', 'ArrowLeft']),
+        ['Q row 2 column 1', 'Q row 2 column 2', 'Q row 1 column 2', 'Q row 1 column 1']);
+      assert.deepEqual(await moves('Weights row 1 column 1', ['ArrowRight', 'ArrowDown', 'ArrowLeft', 'ArrowUp']),
+        ['Weights row 1 column 2', 'Weights row 2 column 2', 'Weights row 2 column 1', 'Weights row 1 column 1']);
+      const keys = await page.evaluate(() => window.__engine.arrowKeys);
+      assert.equal(keys.length, 8);
+      assert.deepEqual(keys.filter((k) => !k.handled), [], 'every arrow key was taken by the grid');
+      assert.deepEqual((await page.matrix('Q', 3, 2)).map((r) => r.map(parse)), spec.Q, 'no cell changed');
+    });
+
+    it('a pointer drag moves value vector v₁ in the hull plot, and the outputs follow', TEST, async () => {
+      await page.open(url);
+      const from = await page.evaluate(() => {
+        const handle = window.__engine.find('Value vector v₁', { prefix: true });
+        return window.__engine.centre(handle.querySelectorAll('circle')[1]);
+      });
+      await engine.pointerDrag(from, { x: from.x - 40, y: from.y - 30 }, 5);
+      const v1 = (await page.matrix('V', 1, 2))[0].map(parse);
+      assert.ok(v1[0] < spec.V[0][0] && v1[1] > spec.V[0][1], `v₁ moved left and up: (${v1})`);
+      const want = referenceAttention(spec.Q, spec.K, [v1, ...spec.V.slice(1)]);
+      assertShows(await page.matrix('Output', 3, 2), want.output, 'output after the drag');
+    });
+
+    it('index.html renders every lab: multi-head, cost, scaling, construct', TEST, async () => {
+      await page.open(url);
+      const labs = await page.evaluate(async () => {
+        const panels = [];
+        for (const e of document.querySelectorAll('attention-calc')) {
+          e.scrollIntoView();
+          await e.ready;
+          panels.push(e.getAttribute('panels') ?? 'calculator');
+        }
+        const lab = (name) => window.__engine.find(name);
+        return {
+          panels,
+          heads: lab('Multi-head attention').querySelectorAll('.head-map').length,
+          scores: lab('Cost').querySelector('tr[data-term="scores"] td.num').textContent,
+          scalingCharts: lab('The √d_k experiment').querySelectorAll('svg.chart').length,
+          construct: lab('Construct a head').querySelector('.lab-verdict').textContent,
+          constructMap: lab('Construct a head').querySelectorAll('.heatmap-box svg').length,
+        };
+      });
+      assert.deepEqual(labs.panels, ['calculator', 'heads', 'cost', 'scaling', 'construct']);
+      assert.ok(labs.heads >= 1, `${labs.heads} head maps`);
+      assert.equal(labs.scores, '1.61 GFLOP'); // 2n²d for n = 1024, d = 768
+      assert.equal(labs.scalingCharts, 4);
+      assert.match(labs.construct, /^\d+ of \d+ tokens/);
+      assert.equal(labs.constructMap, 1);
+    });
+
+    it('the dist/ widget works in a course page served with the strict CSP header', TEST, async () => {
+      const site = mkdtempSync(join(tmpdir(), 'course-site-'));
+      const course = await (async () => {
+        cpSync(freshDist(), join(site, 'attention-calc'), { recursive: true });
+        writeFileSync(join(site, 'lesson.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lesson 6.8</title>'
+          + '<link rel="icon" href="attention-calc/favicon.svg"><script type="module" src="attention-calc/attention-calc.js"></script>'
+          + '</head><body><h1>Attention</h1><attention-calc mask="causal"></attention-calc></body></html>');
+        return serveWithRecorder(site);
+      })();
+      try {
+        await page.open(`${course.url}lesson.html`, async () => {
+          const widget = document.querySelector('attention-calc');
+          return widget?.ready !== undefined && widget.ready.then(() => true);
+        });
+        assertShows(await page.matrix('Weights', 3, 3), spec.causal.weights, 'the widget\'s causal weights');
+        const found = await page.evaluate(() => ({
+          katex: document.querySelector('attention-calc').shadowRoot.querySelectorAll('.katex').length,
+          foreign: performance.getEntriesByType('resource').map((e) => e.name).filter((n) => !n.startsWith(location.origin)),
+        }));
+        assert.ok(found.katex > 0, 'KaTeX came from dist/ too');
+        assert.deepEqual(found.foreign, []);
+      } finally {
+        course.server.close();
+        rmSync(site, { recursive: true, force: true });
+      }
+    });
+  });
+}
