@@ -12,13 +12,15 @@
 // - a softmax weight then is off by a factor e^{±2·max_j δ_ij} (both the entry and the row max
 //   move), plus γ_{m+4} for the exp, the sum and the division;
 // - the output Σ_j w_j·v_j adds γ_{m+2}·Σ_j w_j·|v_j|.
-// When the scores are far larger than 1/u (|QKᵀ| ≈ 1e30), e^{2δ} is huge and any weights in
-// [0, 1] are right: the comparison then degrades to the checks that always hold (finite,
-// weights in [0, 1] summing to 1, outputs inside the values' range).
+// When the scores are far larger than 1/u (|QKᵀ| ≈ 1e30, or a huge pitfall scale), e^{2δ} is
+// huge and any weights in [0, 1] are right: the comparison then degrades to what always holds,
+// finite weights in [0, 1] summing to 1 and outputs inside the visible values' range (with 0
+// in it for the mask-after-softmax pitfall, whose weights sum to less than 1), within rounding.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -46,7 +48,7 @@ struct Reference {
   std::vector<double> scores;           // QKᵀ in double, n×m
   std::vector<double> score_error;      // bound on |float32 QKᵀ − QKᵀ|, n×m
   std::vector<double> weights, output;  // the oracle's, n×m and n×dv
-  std::vector<double> slack;            // per row: relative weight error allowed
+  std::vector<double> slack;            // per row: relative weight error allowed (up to 1e300)
   std::vector<double> output_tolerance; // n×dv
   double max_abs_score = 0.0, max_abs_scaled = 0.0, max_abs_v = 0.0;
 
@@ -110,13 +112,22 @@ inline Reference reference(const attn::Matrix& q, const attn::Matrix& k, const a
         worst = std::fmax(worst, scale * r.score_error[i * m + j] + 4 * kUnit * std::fabs(s * scale));
       }
     }
-    const double c = kStated + gamma(double(m + 4)) + std::fmin(std::expm1(2 * worst), 2.0);
+    const double c = kStated + gamma(double(m + 4)) + std::fmin(std::expm1(2 * worst), 1e300);
     r.slack[i] = c;
     for (std::size_t t = 0; t < dv; ++t) {
       double spread = 0.0;  // Σ_j w_j·|v_jt|, with w_j as large as the slack lets it be
-      for (std::size_t j = 0; j < m; ++j) spread += r.weights[i * m + j] * (1 + c) * std::fabs(double(v(j, t)));
-      r.output_tolerance[i * dv + t] = kStated * column_max[t] + kStated * std::fabs(r.output[i * dv + t]) +
-                                       (c + gamma(double(m + 2))) * spread + double(m) * kDenormal;
+      double lo = mask_after_softmax ? 0.0 : std::numeric_limits<double>::infinity(), hi = -lo;
+      for (std::size_t j = 0; j < m; ++j) {
+        const double x = v(j, t);
+        spread += r.weights[i * m + j] * (1 + c) * std::fabs(x);
+        if (!hidden[i * m + j]) lo = std::fmin(lo, x), hi = std::fmax(hi, x);
+      }
+      const double z = r.output[i * dv + t];
+      // Weights within the slack, or any weights at all: a point of [lo, hi].
+      const double weighted = (c + gamma(double(m + 2))) * spread;
+      const double anywhere = lo <= hi ? std::fmax(hi - z, z - lo) + gamma(double(m + 2)) * column_max[t] : 0.0;
+      r.output_tolerance[i * dv + t] = kStated * column_max[t] + kStated * std::fabs(z) +
+                                       std::fmin(weighted, anywhere) + double(m) * kDenormal;
     }
   }
   return r;

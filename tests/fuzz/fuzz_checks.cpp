@@ -33,10 +33,11 @@ void check_checks(const fuzz::AttentionCase& c, const attn::AttentionResult& r, 
     const bool sums_to_one = r.fully_masked[i] || std::fabs(checks.row_sums[i] - 1.0) <= attn::kSumTolerance;
     FUZZ_CHECK(bool(checks.row_sums_to_one[i]) == sums_to_one, who, "row_sums_to_one contradicts row_sums");
     if (convex) {
-      FUZZ_CHECK(checks.row_sums_to_one[i], who, "a correct softmax row reported as not summing to 1");
       std::ostringstream detail;
       detail.precision(9);
-      detail << "row " << i + 1 << " of " << n << ", m = " << m << ", d_v = " << dv << ", |V| up to " << fuzz::max_abs(c.v.data);
+      detail << "row " << i + 1 << " of " << n << ", m = " << m << ", d_v = " << dv << ", row sum " << checks.row_sums[i]
+             << ", |V| up to " << fuzz::max_abs(c.v.data);
+      FUZZ_CHECK(checks.row_sums_to_one[i], who, "a correct softmax row reported as not summing to 1: " + detail.str());
       FUZZ_CHECK(checks.output_in_hull[i], who, "a correct output reported outside the values' hull: " + detail.str());
     } else if (!r.fully_masked[i]) {
       // Far outside the values' bounding box is outside the hull, whatever the tolerance.

@@ -164,6 +164,11 @@ def corpus():
     # Item 10: inf − inf scores; the debug assertion in the streaming softmax.
     a['item-10-inf-minus-inf'] = attention_case(q=[[2, 2]], k=[[3e38, -3e38]] * 4, v=[[1], [2], [3], [4]])
     a['item-05-v-1e7'] = attention_case(q=[[1]], k=[[1]], v=[[1e7, 0, 0]])
+    # Found by the fuzzer: a pitfall scale of 3.6e37 makes scores 1 and 1 + 1.8e-15 decide the
+    # weights; float32 cannot tell them apart, so only the values' range bounds the output.
+    a['found-ill-conditioned-scale-3.6e37'] = bytes.fromhex(
+        '0302020101020000803f0000803f0000803f00420000000000000000803f000080bf000000000000803f'
+        '000000000000ff260000803f0000803f0000803f01010300')
     a['limit-2048x2048'] = sized_case(2048, 2048, 1, 1)
     a['past-limit-2049x2048'] = sized_case(2049, 2048, 1, 1)
     a['past-limit-d_k-4097'] = sized_case(1, 1, 4097, 1)
@@ -211,6 +216,11 @@ def corpus():
                                                    v=[[1e7, 0, 0], [0, 1e7, 0], [0, 0, 1e7]], typical_rows=12)
     # Item 6: Q 256×4, K 10×4, V 10×4096 took 146 s in the exponential hull check.
     k['item-06-256x4-10x4096'] = sized_case(256, 10, 4, 4096, typical_rows=12)
+    # Found by the fuzzer (not an issue-10 item): Q 9×8, K 48483×8, V 48483×5, small values, the
+    # scale-by-d_k pitfall (0.125) and a key-padding mask hiding nothing. Row 6's float32 weights
+    # sum to 1.00001043 in double, so check_attention reports a correct softmax row as not summing
+    # to 1 (kSumTolerance 1e-5 does not grow with m).
+    k['found-row-sum-m-48483'] = bytes.fromhex('f044ffff')
     return c
 
 

@@ -19,7 +19,7 @@ trap 'rm -f "$log"' EXIT
 # -timeout: one input may take at most 20 s (the slowest seed takes about 1 s); -rss_limit_mb:
 # the largest shapes the decoder builds stay well under it. UBSan reports are fatal (build flags).
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} "$exe" "$work" "tests/fuzz/corpus/$harness" \
-  -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 -print_final_stats=1 \
+  -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 -entropic_scale_per_exec_time=1 -print_final_stats=1 \
   -artifact_prefix="build-fuzz/artifacts/$harness-" 2>&1 | tee "$log" | grep -vE '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)'
 rc=${PIPESTATUS[0]}
 echo "executions: $(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)"
