@@ -111,6 +111,7 @@ struct DistanceBounds {
   double lower = 0.0;  // the distance is at least this (a separating plane proves it)
   double upper = std::numeric_limits<double>::infinity();  // a point of the hull this close
   bool certain = false;  // compared with the tolerance for sure, or optimal
+  std::size_t iterations = 0;  // passes over the values the search made
 };
 
 // Wolfe's minimum-norm-point algorithm on p_j = (v_j − z) / unit, where unit is the largest
@@ -144,7 +145,7 @@ DistanceBounds search_hull(const MatrixView& v, const float* z, const std::vecto
   std::vector<std::size_t> face{start ? m : nearest};  // the active face ("corral")
   std::vector<double> lambda{1.0}, gram{dot(face[0], face[0])}, x(d), kkt, rhs;
   for (std::size_t t = 0; t < d; ++t) x[t] = coord(face[0], t);
-  for (std::size_t iteration = 0;; ++iteration) {
+  for (std::size_t& iteration = out.iterations;; ++iteration) {
     double xx = 0.0;
     for (std::size_t t = 0; t < d; ++t) xx += x[t] * x[t];
     out.upper = std::sqrt(xx) * unit;
@@ -249,9 +250,10 @@ bool inside_box(const std::vector<double>& lo, const std::vector<double>& hi, co
 
 // d_v >= 3. The row's own weights, normalized, mix a point of the hull: an output within tol of
 // that mix is proven inside in one pass. Otherwise (a pitfall row) the search decides, starting
-// from that mix. `mix` is scratch of d_v doubles.
+// from that mix, with at most kHullMaxIterations passes and no more than `budget` passes left
+// for the whole check, which it spends. `mix` is scratch of d_v doubles.
 bool inside_hull(const MatrixView& v, const float* weights, const float* z, double tol,
-                 bool& exact, std::vector<double>& mix) {
+                 bool& exact, std::size_t& budget, std::vector<double>& mix) {
   const std::size_t m = v.rows, d = v.cols;
   double sum = 0.0;
   bool usable = true;
@@ -271,7 +273,9 @@ bool inside_hull(const MatrixView& v, const float* weights, const float* z, doub
     for (std::size_t t = 0; t < d; ++t) d2 += (mix[t] - z[t]) * (mix[t] - z[t]);
     if (std::sqrt(d2) <= tol) return true;
   }
-  const DistanceBounds b = search_hull(v, z, usable ? &mix : nullptr, tol, kHullMaxIterations);
+  const DistanceBounds b =
+      search_hull(v, z, usable ? &mix : nullptr, tol, std::min(kHullMaxIterations, budget));
+  budget -= std::min(budget, b.iterations);
   exact = exact && b.certain;
   return b.upper <= tol;
 }
@@ -313,6 +317,9 @@ AttentionChecks check_attention(const AttentionResult& r, const MatrixView& v) {
   if (dv == 2) c.hull = convex_hull_2d(v);
   // The values' bounding box contains the hull: outside it by more than tol is outside for sure.
   std::vector<double> lo(dv, std::numeric_limits<double>::infinity()), hi(dv, -lo[0]), mix(dv);
+  // The search's passes over the m×d_v values, shared by all rows: 2 per row on average, or
+  // more while they total under 2^27 multiply-adds (a fraction of a second).
+  std::size_t budget = std::max<std::size_t>(2 * n, (std::size_t{1} << 27) / std::max<std::size_t>(m * dv, 1));
   for (std::size_t j = 0; j < m; ++j) {
     for (std::size_t t = 0; t < dv; ++t) {
       lo[t] = std::min(lo[t], double(v(j, t)));
@@ -330,7 +337,7 @@ AttentionChecks check_attention(const AttentionResult& r, const MatrixView& v) {
     const float* z = r.output.row(i);
     bool inside = inside_box(lo, hi, z, tol);  // for d_v = 1 the box is the hull
     if (inside && dv == 2) inside = inside_polygon(v, c.hull, {z[0], z[1]}, tol);
-    if (inside && dv >= 3) inside = inside_hull(v, r.weights.row(i), z, tol, c.hull_exact, mix);
+    if (inside && dv >= 3) inside = inside_hull(v, r.weights.row(i), z, tol, c.hull_exact, budget, mix);
     c.output_in_hull[i] = inside;
   }
   return c;

@@ -26,8 +26,9 @@ struct AttentionChecks {
   std::vector<std::uint8_t> output_in_hull;
   // True when every row's answer is certain: the distance was proven <= the tolerance or
   // > the tolerance. Always so for d_v <= 2 (interval, polygon). For d_v >= 3 a row's own
-  // weights prove most rows inside, and the search (distance_to_hull) ends with a proof
-  // unless it runs out of kHullMaxIterations; such a row counts as outside, and this is false.
+  // weights prove a correct output inside, and for other rows the search (as in
+  // distance_to_hull) ends with a proof unless it runs out of iterations (see the complexity
+  // below); such a row counts as outside, and this is false.
   bool hull_exact = true;
   // The hull's vertices when d_v = 2, else empty.
   std::vector<std::size_t> hull;
@@ -41,27 +42,31 @@ inline constexpr double kSumTolerance = 1e-5;
 // when every value is 0 or subnormal). float32 rounding of A·V moves an output by a few
 // 1e-7 of that length, so correct outputs pass at any magnitude.
 inline constexpr double kHullTolerance = 1e-5;
-// Most iterations of the hull search per output row (distance_to_hull); each costs one pass
-// over the m×d_v values. Correct attention never needs any: its weights prove the output inside.
+// Most iterations of the hull search for one output row; each is one pass over the m×d_v values.
 inline constexpr std::size_t kHullMaxIterations = 64;
 
+// hull_tolerance(v) above: kHullTolerance times the longest value vector's length.
 double hull_tolerance(const MatrixView& values);
 
 // Euclidean distance from z (d coordinates) to the convex hull of the rows of `points` (m×d),
 // for any m and d: Wolfe's minimum-norm-point algorithm (an active-set method) on the points
 // translated by −z. Each iteration costs O(m·d) for the point that improves most and
-// O(k·d + k³) for the active face of k <= min(m, d + 1) points, and the search stops when the
-// nearest point is optimal to 1e-12 of the points' spread around z, or after
-// kHullMaxIterations · 16 iterations. Returns the distance to a point of the hull it found:
-// never less than the true distance, and equal to it within 1e-9 of that spread when optimal.
+// O(k·d + k³) for the active face of k <= min(m, d + 1) points. It stops when no point
+// improves the nearest one found by more than 1e-12 of its squared distance plus 1e-15 of the
+// squared spread of the points around z, or after 16 · kHullMaxIterations iterations. Returns
+// the distance to that point of the hull: not less than the true distance (up to rounding), and
+// within 1e-7 of the spread above it when the search stopped at the optimum.
 // Throws attn::Error for an empty set or non-finite coordinates.
 double distance_to_hull(const MatrixView& points, const float* z);
 
 // Complexity, n rows of output, m values of d_v coordinates: O(m·d_v) once, then per row O(d_v)
 // to compare with the values' bounding box and, for d_v >= 3, O(m·d_v) to test the row's own
-// weights as a certificate (correct attention stops there), plus, for the rows they do not
-// prove inside (a pitfall), at most kHullMaxIterations iterations of the search above. d_v = 2
-// costs O(m log m) once and O(h) per row for a hull of h corners.
+// weights as a certificate (correct attention always stops there) and one pass of the search
+// for a row they do not prove inside (a pitfall). Further search passes, at most
+// kHullMaxIterations per row, share a budget of max(2·n, 2^27 / (m·d_v)) passes for the whole
+// call: 2 per row on average, or up to 2^27 multiply-adds (a fraction of a second) in all.
+// Total: O(n·m·d_v), like A·V itself. d_v = 2 costs O(m log m) once and O(h) per row for a
+// hull of h corners.
 AttentionChecks check_attention(const AttentionResult& result, const MatrixView& v);
 
 // The "verified" badge, the lesson's "maximum absolute difference" exercise: the largest
