@@ -221,6 +221,9 @@ def corpus():
     # sum to 1.00001043 in double, so check_attention reports a correct softmax row as not summing
     # to 1 (kSumTolerance 1e-5 does not grow with m).
     k['found-row-sum-m-48483'] = bytes.fromhex('f044ffff')
+    # The same at the row limit: Q 1×32, K 65536×32, V 65536×2, numbers from the generator in
+    # −8 … 8, key padding hiding nothing, scale 1/32: the row's weights sum to 1.00001928.
+    k['found-row-sum-m-65536'] = bytes.fromhex('010000ffffffffffffffff01')
     return c
 
 
