@@ -111,7 +111,7 @@ struct DistanceBounds {
   double lower = 0.0;  // the distance is at least this (a separating plane proves it)
   double upper = std::numeric_limits<double>::infinity();  // a point of the hull this close
   bool certain = false;  // compared with the tolerance for sure, or optimal
-  std::size_t iterations = 0;  // passes over the values the search made
+  std::size_t passes = 0;  // passes over the m×d values the search made
 };
 
 // Wolfe's minimum-norm-point algorithm on p_j = (v_j − z) / unit, where unit is the largest
@@ -120,7 +120,7 @@ struct DistanceBounds {
 // the hull (the mix of a row's weights): it becomes an extra atom m, so the search begins there.
 // With tol >= 0 it stops as soon as the distance is proven <= tol or > tol.
 DistanceBounds search_hull(const MatrixView& v, const float* z, const std::vector<double>* start,
-                           double tol, std::size_t max_iterations) {
+                           double tol, std::size_t max_passes) {
   const std::size_t m = v.rows, d = v.cols;
   DistanceBounds out;
   double unit2 = 0.0, nearest2 = std::numeric_limits<double>::infinity();
@@ -145,7 +145,8 @@ DistanceBounds search_hull(const MatrixView& v, const float* z, const std::vecto
   std::vector<std::size_t> face{start ? m : nearest};  // the active face ("corral")
   std::vector<double> lambda{1.0}, gram{dot(face[0], face[0])}, x(d), kkt, rhs;
   for (std::size_t t = 0; t < d; ++t) x[t] = coord(face[0], t);
-  for (std::size_t& iteration = out.iterations;; ++iteration) {
+  out.passes = 1;  // the one above
+  for (;;) {
     double xx = 0.0;
     for (std::size_t t = 0; t < d; ++t) xx += x[t] * x[t];
     out.upper = std::sqrt(xx) * unit;
@@ -177,7 +178,7 @@ DistanceBounds search_hull(const MatrixView& v, const float* z, const std::vecto
       out.certain = true;
       return out;
     }
-    if (iteration == max_iterations) return out;
+    if (++out.passes >= max_passes) return out;
 
     face.push_back(best);
     lambda.push_back(0.0);
@@ -250,8 +251,8 @@ bool inside_box(const std::vector<double>& lo, const std::vector<double>& hi, co
 
 // d_v >= 3. The row's own weights, normalized, mix a point of the hull: an output within tol of
 // that mix is proven inside in one pass. Otherwise (a pitfall row) the search decides, starting
-// from that mix, with at most kHullMaxIterations passes and no more than `budget` passes left
-// for the whole check, which it spends. `mix` is scratch of d_v doubles.
+// from that mix, with at most kHullMaxIterations + 1 passes over the values and no more than
+// `budget`, the passes left for the whole check, which it spends. `mix` is scratch of d_v doubles.
 bool inside_hull(const MatrixView& v, const float* weights, const float* z, double tol,
                  bool& exact, std::size_t& budget, std::vector<double>& mix) {
   const std::size_t m = v.rows, d = v.cols;
@@ -273,9 +274,13 @@ bool inside_hull(const MatrixView& v, const float* weights, const float* z, doub
     for (std::size_t t = 0; t < d; ++t) d2 += (mix[t] - z[t]) * (mix[t] - z[t]);
     if (std::sqrt(d2) <= tol) return true;
   }
-  const DistanceBounds b =
-      search_hull(v, z, usable ? &mix : nullptr, tol, std::min(kHullMaxIterations, budget));
-  budget -= std::min(budget, b.iterations);
+  const std::size_t allowed = std::min(kHullMaxIterations + 1, budget);
+  if (allowed < 2) {  // not even one step: unproven, so counted outside
+    exact = false;
+    return false;
+  }
+  const DistanceBounds b = search_hull(v, z, usable ? &mix : nullptr, tol, allowed);
+  budget -= std::min(budget, b.passes);
   exact = exact && b.certain;
   return b.upper <= tol;
 }
@@ -298,7 +303,7 @@ double distance_to_hull(const MatrixView& points, const float* z) {
   for (std::size_t t = 0; t < points.cols; ++t) {
     if (!std::isfinite(z[t])) throw Error("the point's coordinate " + std::to_string(t + 1) + " is not a finite number");
   }
-  return search_hull(points, z, nullptr, -1.0, 16 * kHullMaxIterations).upper;
+  return search_hull(points, z, nullptr, -1.0, 16 * kHullMaxIterations + 1).upper;
 }
 
 AttentionChecks check_attention(const AttentionResult& r, const MatrixView& v) {
@@ -317,9 +322,9 @@ AttentionChecks check_attention(const AttentionResult& r, const MatrixView& v) {
   if (dv == 2) c.hull = convex_hull_2d(v);
   // The values' bounding box contains the hull: outside it by more than tol is outside for sure.
   std::vector<double> lo(dv, std::numeric_limits<double>::infinity()), hi(dv, -lo[0]), mix(dv);
-  // The search's passes over the m×d_v values, shared by all rows: 2 per row on average, or
-  // more while they total under 2^27 multiply-adds (a fraction of a second).
-  std::size_t budget = std::max<std::size_t>(2 * n, (std::size_t{1} << 27) / std::max<std::size_t>(m * dv, 1));
+  // The search's passes over the m×d_v values, shared by all rows: one per row on average, or
+  // more while they total under 2^28 multiply-adds (a fraction of a second).
+  std::size_t budget = std::max<std::size_t>(n, (std::size_t{1} << 28) / std::max<std::size_t>(m * dv, 1));
   for (std::size_t j = 0; j < m; ++j) {
     for (std::size_t t = 0; t < dv; ++t) {
       lo[t] = std::min(lo[t], double(v(j, t)));

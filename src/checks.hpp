@@ -61,12 +61,13 @@ double distance_to_hull(const MatrixView& points, const float* z);
 
 // Complexity, n rows of output, m values of d_v coordinates: O(m·d_v) once, then per row O(d_v)
 // to compare with the values' bounding box and, for d_v >= 3, O(m·d_v) to test the row's own
-// weights as a certificate (correct attention always stops there) and one pass of the search
-// for a row they do not prove inside (a pitfall). Further search passes, at most
-// kHullMaxIterations per row, share a budget of max(2·n, 2^27 / (m·d_v)) passes for the whole
-// call: 2 per row on average, or up to 2^27 multiply-adds (a fraction of a second) in all.
-// Total: O(n·m·d_v), like A·V itself. d_v = 2 costs O(m log m) once and O(h) per row for a
-// hull of h corners.
+// weights as a certificate (correct attention always stops there). The rows they do not prove
+// inside (a pitfall) go to the search, whose passes over the values (one to measure, one per
+// iteration; at most kHullMaxIterations + 1 per row) share a budget of max(n, 2^28 / (m·d_v))
+// passes for the whole call: one per row on average, or up to 2^28 multiply-adds (a fraction
+// of a second) in all. A row left without a step is unproven. Total: at most two passes over
+// the values per row, O(n·m·d_v), the order of A·V itself and of float64_max_abs_diff. d_v = 2
+// costs O(m log m) once and O(h) per row for a hull of h corners.
 AttentionChecks check_attention(const AttentionResult& result, const MatrixView& v);
 
 // The "verified" badge, the lesson's "maximum absolute difference" exercise: the largest
