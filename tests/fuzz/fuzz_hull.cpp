@@ -91,10 +91,11 @@ void fuzz_distance_to_hull(fuzz::Input& in) {
     upper = std::min(upper, std::sqrt(dist2));
     farthest = std::max(farthest, std::sqrt(dist2));
   }
-  // The check's own tolerance, 1e-5 of the longest point, plus the rounding of a combination to float32.
-  // For a far point, the search's own accuracy: 1e-9 of the points' spread around it (checks.hpp).
-  const double tol = attn::kHullTolerance * length + std::sqrt(double(d)) * fuzz::kUnit * length +
-                     (kind < 2 ? 0.0 : 1e-8 * farthest) + 1e-300;
+  // The check's own tolerance, 1e-5 of the longest point, plus the rounding of a combination to
+  // float32 (relative, or one subnormal step per coordinate at the bottom of the range). For a
+  // far point, the search's own accuracy: 1e-9 of the points' spread around it (checks.hpp).
+  const double tol = attn::kHullTolerance * length + std::sqrt(double(d)) * (fuzz::kUnit * length + fuzz::kDenormal) +
+                     (kind < 2 ? 0.0 : 1e-8 * farthest);
   std::ostringstream detail;
   detail.precision(9);
   detail << m << " points in " << d << " dimensions, longest point " << length << ": distance " << got

@@ -204,6 +204,9 @@ def corpus():
     h['item-05-point-of-set-3e38'] = distance([[3e38, 0, 0], [-3e38, 1, 0], [0, 0, 2e38]], 0, 1)
     h['combination'] = distance([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]], 1, [3, 1, 4, 1])
     h['far-point'] = distance([[1, 0, 0], [0, 1, 0]], 2, [1e30, -1e30, 5])
+    # Found by the fuzzer: a convex combination of subnormal points, which rounds to float32 by
+    # a whole subnormal step rather than relatively.
+    h['found-subnormal-combination'] = bytes.fromhex('0301010201000000803f0000000000000000000000000000803f000040')
     # Item 6: 10 values in 4096 dimensions (values from the generator).
     six = Seed(SMALL).pick(1).size(10, 12, 300).size(4096, 6, MAX_COLS)
     h['item-06-10x4096'] = bytes(six.out)
