@@ -27,6 +27,13 @@ export const STEPS = [
 
 let cellIds = 0; // ids for aria-describedby, unique in any one shadow root or page
 
+// Where the mouse last was. When the page scrolls (focusing a cell scrolls it into view), the
+// browser fires mouseover for whatever slid under a pointer that stood still; that is not the
+// learner pointing, and must not replace the explanation of the cell they focused.
+let lastMouse = null;
+window.addEventListener('mousemove', (e) => { lastMouse = [e.clientX, e.clientY]; }, { capture: true, passive: true });
+const pointerMoved = (e) => lastMouse === null || e.clientX !== lastMouse[0] || e.clientY !== lastMouse[1];
+
 export class StepsView {
   /**
    * @param {(step: string, i: number, j: number) => void} onExplain
@@ -53,7 +60,10 @@ export class StepsView {
     });
     this.mode = null;
     this.element.addEventListener('focusin', (e) => this.#explainFrom(e.target));
-    this.element.addEventListener('mouseover', (e) => this.#explainFrom(e.target));
+    this.element.addEventListener('mouseover', (e) => {
+      if (!pointerMoved(e)) return;
+      this.#explainFrom(e.target);
+    });
     this.element.addEventListener('click', (e) => this.#explainFrom(e.target, true));
     this.element.addEventListener('keydown', (e) => this.#onKeyDown(e));
   }
