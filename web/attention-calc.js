@@ -30,8 +30,13 @@
  *               calculator's panels; the labs are experiments and stay interactive). As for
  *               any boolean attribute, readonly="false" is on too, and is reported.
  *   precision   decimals shown, 0 to 8 (default 3).
- *   theme       "auto" (default: follows the system), "light" or "dark"; any other value is
- *               reported (error event) and the system's theme is used.
+ *   theme       "auto" (default), "light" or "dark"; any other value is reported (error event)
+ *               and auto is used. Auto follows the page when it names a theme: a class "dark" or
+ *               "light" on <html> or <body>, data-theme="dark" / "light" (also data-bs-theme,
+ *               data-color-scheme) on <html>, or a color-scheme of just dark or light on <html>;
+ *               changes to those are followed live. Otherwise it follows the system.
+ *   loading     "lazy" (default: start within 300 px of the viewport) or "eager" (start at once,
+ *               e.g. for a handout printed to PDF). Every widget also starts on beforeprint.
  *   Every attribute is at most 2,000 characters; longer text is refused with a message.
  *
  * Other properties:
@@ -44,6 +49,10 @@
  *   linkTarget  the page that "Copy link" points to, with the state in its #hash. Default:
  *               frame.html beside this file.
  *
+ * Keys: the keys a focused control of the widget uses (typing in a cell, arrows in the grids
+ * and on the plot's handles, Space and Enter on buttons, a select's keys) stop at the element,
+ * so a slide deck listening on document does not also act on them. Escape and Tab go on.
+ *
  * Events:
  *   @event attention-change  CustomEvent, bubbles and composed, after every update of what
  *                            the calculator shows (also when a wrong input brings back the
@@ -53,6 +62,11 @@
  *   @event error             CustomEvent, bubbles and composed, when an attribute, a property
  *                            or the learner's input cannot be used, or the core cannot load:
  *                            detail = { message }. The last good result stays on screen.
+ *   @event attention-calc-resize  CustomEvent, bubbles and composed, when the element's size
+ *                            changes after it started (first when the calculator replaces
+ *                            "Loading…"): detail = { width, height } in CSS pixels. A host that
+ *                            measures its layout once (a slide deck) re-measures on it, e.g.
+ *                            addEventListener('attention-calc-resize', () => Reveal.layout()).
  *
  * Parts (style them with attention-calc::part(name)):
  *   formula, controls, inputs, masks, steps, weights, explain, plot, checks, share, status,
@@ -61,17 +75,105 @@
  * CSS custom properties (set them on the element or any ancestor):
  *   --calc-ink, --calc-paper, --calc-muted, --calc-accent, --calc-cell, --calc-cell-border,
  *   --calc-focus, --calc-error, --calc-pitfall, --calc-pitfall-ink, --calc-pass: colours;
- *   --calc-font: the font family; --calc-cell-width: the width of a matrix cell.
+ *   --calc-font: the font family; --calc-font-size: the base size (default 16px; the element
+ *   does not inherit the page's size or text-align); --calc-cell-width: the width of a matrix
+ *   cell. The layout follows the element's own width (a container query), not the screen's,
+ *   and fits from 280 px up.
  */
 import { asset } from './assets.js';
 import { loadAttention } from './attention.js';
 import { checkReadonly, checkTheme, parsePanels, parsePrecision, stateFromAttributes } from './calc/attributes.js';
 import { Calculator, PANELS } from './calc/calculator.js';
 import { h } from './calc/dom.js';
+import { quote } from './calc/parse.js';
 import { checkState, coreMask, coreScale, defaultState, fromHash, toHash } from './calc/state.js';
 
 const MATRIX_ATTRIBUTES = ['q', 'k', 'v', 'mask', 'scale'];
 const VIEW_ATTRIBUTES = ['panels', 'readonly', 'precision', 'theme'];
+const LOADING = ['lazy', 'eager'];
+
+// --- keys ---------------------------------------------------------------------------------------
+// Focus inside the shadow root makes document.activeElement the host, so a page that ignores keys
+// typed in its inputs cannot tell that a cell has focus. The keys a focused control uses stop at
+// the shadow root; the rest (Escape, Tab, shortcuts on non-text controls) go on to the page.
+const TEXT_INPUT = /^(text|search|number|email|url|tel|password)$/;
+const ACTIVATE = new Set(['Enter', ' ', 'Spacebar']);
+const ARROWS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight']);
+const RANGE_KEYS = new Set([...ARROWS, 'Home', 'End', 'PageUp', 'PageDown']);
+
+/** Does the focused control `target` of the widget act on the key event `e`? */
+function controlUsesKey(target, e) {
+  if (e.key === 'Escape' || e.key === 'Tab') return false;
+  if (!(target instanceof Element)) return false;
+  if (target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement || target.isContentEditable) return true;
+  if (target instanceof HTMLInputElement) {
+    if (TEXT_INPUT.test(target.type)) return true;
+    if (e.altKey || e.ctrlKey || e.metaKey) return false;
+    if (target.type === 'range') return RANGE_KEYS.has(e.key);
+    if (target.type === 'radio') return ARROWS.has(e.key) || ACTIVATE.has(e.key);
+    return ACTIVATE.has(e.key); // checkbox, button
+  }
+  if (e.altKey || e.ctrlKey || e.metaKey) return false;
+  // The steps' cells and the plot's value handles move with the arrow keys.
+  if (ARROWS.has(e.key) && target.closest('td[data-step], .value-point')) return true;
+  return ACTIVATE.has(e.key) && target.matches('button, summary, a[href], [role="button"], [tabindex]');
+}
+
+function keepKeysInside(root) {
+  const guard = (e) => {
+    if (controlUsesKey(e.composedPath()[0], e)) e.stopPropagation();
+  };
+  for (const type of ['keydown', 'keypress', 'keyup']) root.addEventListener(type, guard);
+}
+
+// --- the page's theme ---------------------------------------------------------------------------
+// theme="auto" follows a theme the page names (a class, a data attribute or color-scheme on
+// <html>), as site generators switch dark mode that way, and the system's otherwise.
+const PAGE_THEME_ATTRIBUTES = ['data-theme', 'data-bs-theme', 'data-color-scheme'];
+const followers = new Set();
+// Called by this module's shared listeners; symbols keep them off the element's public API.
+const APPLY_PAGE_THEME = Symbol('applyPageTheme');
+const START_NOW = Symbol('startNow');
+let pageObserver = null;
+
+/** 'dark', 'light' or null (the page names none). */
+function pageTheme() {
+  const html = document.documentElement, body = document.body;
+  for (const el of [html, body]) {
+    if (el?.classList.contains('dark')) return 'dark';
+    if (el?.classList.contains('light')) return 'light';
+  }
+  for (const name of PAGE_THEME_ATTRIBUTES) {
+    const value = html.getAttribute(name)?.trim().toLowerCase();
+    if (value === 'dark' || value === 'light') return value;
+  }
+  const scheme = getComputedStyle(html).colorScheme.split(/\s+/).filter((w) => w === 'dark' || w === 'light');
+  return scheme.length === 1 ? scheme[0] : null;
+}
+
+function followPageTheme(element) {
+  followers.add(element);
+  if (!pageObserver) {
+    pageObserver = new MutationObserver(() => { for (const e of followers) e[APPLY_PAGE_THEME](); });
+    const attributeFilter = ['class', 'style', ...PAGE_THEME_ATTRIBUTES];
+    pageObserver.observe(document.documentElement, { attributes: true, attributeFilter });
+    if (document.body) pageObserver.observe(document.body, { attributes: true, attributeFilter: ['class'] });
+  }
+  element[APPLY_PAGE_THEME]();
+}
+
+function unfollowPageTheme(element) {
+  followers.delete(element);
+  if (followers.size === 0) {
+    pageObserver?.disconnect();
+    pageObserver = null;
+  }
+}
+
+// --- print --------------------------------------------------------------------------------------
+// Printing shows every widget, so every widget starts; loading="eager" starts it before that.
+const waiting = new Set();
+window.addEventListener('beforeprint', () => { for (const e of [...waiting]) e[START_NOW](); });
 
 // KaTeX's @font-face rules must live in the document: fonts declared inside a shadow root are
 // not loaded. This stylesheet holds nothing else, so no style leaks into the page.
@@ -81,7 +183,7 @@ function ensureFonts() {
 }
 
 export class AttentionCalcElement extends HTMLElement {
-  static observedAttributes = [...MATRIX_ATTRIBUTES, ...VIEW_ATTRIBUTES];
+  static observedAttributes = [...MATRIX_ATTRIBUTES, ...VIEW_ATTRIBUTES, 'loading'];
 
   #calc = null;
   #root;
@@ -94,6 +196,9 @@ export class AttentionCalcElement extends HTMLElement {
   #problems = []; // [message, options] of attribute problems found before the calculator existed
   #lastError = '';
   #resolveReady;
+  #resizeObserver = null;
+  #size = null; // [width, height] last seen
+  #internals = this.attachInternals();
 
   linkTarget = asset('frame.html');
 
@@ -101,6 +206,7 @@ export class AttentionCalcElement extends HTMLElement {
     super();
     this.ready = new Promise((resolve) => { this.#resolveReady = resolve; });
     this.#root = this.attachShadow({ mode: 'open' });
+    keepKeysInside(this.#root);
     this.#status = h('p', { class: 'calc-loading', part: 'status', role: 'status', text: 'Loading the attention calculator…' });
     this.#root.append(
       h('link', { rel: 'stylesheet', href: asset('vendor/katex/katex.min.css') }),
@@ -110,11 +216,14 @@ export class AttentionCalcElement extends HTMLElement {
 
   connectedCallback() {
     ensureFonts();
+    followPageTheme(this);
+    this.#watchSize();
     if (this.#started) return;
-    if (!('IntersectionObserver' in window)) {
+    if (!('IntersectionObserver' in window) || this.getAttribute('loading')?.trim().toLowerCase() === 'eager') {
       this.#start();
       return;
     }
+    waiting.add(this);
     this.#observer ??= new IntersectionObserver((entries) => {
       if (entries.some((e) => e.isIntersecting)) this.#start();
     }, { rootMargin: '300px' });
@@ -124,10 +233,18 @@ export class AttentionCalcElement extends HTMLElement {
   disconnectedCallback() {
     this.#observer?.disconnect();
     this.#observer = null;
+    this.#resizeObserver?.disconnect();
+    this.#resizeObserver = null;
+    waiting.delete(this);
+    unfollowPageTheme(this);
   }
 
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue) return;
+    if (name === 'loading') {
+      if (newValue?.trim().toLowerCase() === 'eager' && this.isConnected) this.#start();
+      return;
+    }
     if (MATRIX_ATTRIBUTES.includes(name)) this.#matricesChanged = true;
     if (VIEW_ATTRIBUTES.includes(name)) this.#viewChanged = true;
     // Several attributes set together (q, then k, then v) become one update.
@@ -155,12 +272,45 @@ export class AttentionCalcElement extends HTMLElement {
     else if (state) this.#setState(state);
   }
 
+  /** Starts loading now, wherever the element is (the page is about to print). */
+  [START_NOW]() {
+    if (this.isConnected) this.#start();
+  }
+
+  /** Shows the theme the page names, when theme is auto (the stylesheet reads the state). */
+  [APPLY_PAGE_THEME]() {
+    const theme = pageTheme();
+    for (const name of ['dark', 'light']) {
+      try {
+        if (name === theme) this.#internals.states.add(`page-${name}`);
+        else this.#internals.states.delete(`page-${name}`);
+      } catch {
+        // A browser without custom states keeps following the system.
+      }
+    }
+  }
+
   // --- lifecycle ------------------------------------------------------------------------------
+
+  // Once started, every change of the element's size is an attention-calc-resize event, so a
+  // host that laid itself out around "Loading…" can lay itself out again.
+  #watchSize() {
+    if (this.#resizeObserver || !('ResizeObserver' in window)) return;
+    this.#resizeObserver = new ResizeObserver(([entry]) => {
+      const box = entry.borderBoxSize?.[0];
+      const size = box ? [box.inlineSize, box.blockSize] : [entry.contentRect.width, entry.contentRect.height];
+      const changed = this.#size !== null && (size[0] !== this.#size[0] || size[1] !== this.#size[1]);
+      this.#size = size;
+      if (changed && this.#started) this.#emit('attention-calc-resize', { width: size[0], height: size[1] });
+    });
+    this.#resizeObserver.observe(this);
+  }
 
   async #start() {
     if (this.#started) return;
     this.#started = true;
     this.#observer?.disconnect();
+    waiting.delete(this);
     let attn;
     try {
       attn = await loadAttention({ baseUrl: asset('wasm/') });
@@ -227,6 +377,7 @@ export class AttentionCalcElement extends HTMLElement {
     // Only checked: the stylesheet applies the theme, and readonly is read above.
     read(() => checkReadonly(this.getAttribute('readonly')));
     read(() => checkTheme(this.getAttribute('theme')));
+    read(() => checkLoading(this.getAttribute('loading')));
     if (problems.length) this.#report(problems.join('. '), { view: true });
     return view;
   }
@@ -272,6 +423,11 @@ export class AttentionCalcElement extends HTMLElement {
   #emit(type, detail) {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
+}
+
+function checkLoading(value) {
+  if (value === null || value.trim() === '' || LOADING.includes(value.trim().toLowerCase())) return;
+  throw new Error(`loading must be lazy (the default) or eager, not ${quote(value)}; the calculator starts when it nears the viewport`);
 }
 
 // Reflect the string attributes as properties.
