@@ -173,8 +173,14 @@ DistanceBounds search_hull(const MatrixView& v, const float* z, const std::vecto
     }
     // Optimal when no value improves by more than rounding: then upper − distance <=
     // (xx − mu) / |x|, at most 1e-7 of the spread.
-    if (xx - mu <= 1e-15 + 1e-12 * xx ||
-        std::find(face.begin(), face.end(), best) != face.end()) {
+    // A value already on the face, or a copy of one (repeated values), would make the face
+    // degenerate: x is optimal to rounding then too.
+    const auto on_face = [&](std::size_t a) {
+      bool same = true;
+      for (std::size_t t = 0; t < d && same; ++t) same = a < m && v(a, t) == v(best, t);
+      return same;
+    };
+    if (xx - mu <= 1e-15 + 1e-12 * xx || std::any_of(face.begin(), face.end(), on_face)) {
       out.certain = true;
       return out;
     }

@@ -395,3 +395,23 @@ TEST_CASE("issue 10 #12: convex_hull_2d refuses NaN and infinite points") {
                        "+Infinity at points row 2 column 2: inputs must be finite numbers", attn::Error);
   CHECK(attn::convex_hull_2d(Matrix(0, 2)).empty());
 }
+
+TEST_CASE("hull check with repeated values and a pitfall: every row proven") {
+  // The calculator's values may repeat; the pitfall's outputs then need the search.
+  const Matrix q{{1, 1}, {0, 1}, {-1, 0}, {2, 1}}, k{{1, 0}, {0, 1}, {-1, 0}, {1, 0}};
+  const Matrix v{{1, 0, 0}, {0, 1, 0}, {1, 0, 0}, {0, 1, 0}};
+  for (bool after : {false, true}) {
+    CAPTURE(after);
+    attn::AttentionOptions o;
+    o.mask = attn::Mask::causal();
+    o.pitfalls.mask_after_softmax = after;
+    const auto r = attn::attention(q, k, v, o);
+    const auto c = attn::check_attention(r, v);
+    CHECK(c.hull_exact);
+    for (std::size_t i = 0; i < 4; ++i) {
+      CAPTURE(i);
+      // On the segment from (1, 0, 0) to (0, 1, 0) exactly when the row's weights sum to 1.
+      CHECK(c.output_in_hull[i] == (std::fabs(c.row_sums[i] - 1.0) < 1e-6 ? 1 : 0));
+    }
+  }
+}
