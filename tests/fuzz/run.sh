@@ -16,10 +16,12 @@ work=build-fuzz/corpus/$harness
 mkdir -p "$work" build-fuzz/artifacts
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-# -timeout: one input may take at most 20 s (the slowest seed takes about 1 s); -rss_limit_mb:
-# the largest shapes the decoder builds stay well under it. UBSan reports are fatal (build flags).
+# -timeout: one input may take at most 60 s (the slowest seeds take about 1 s, a hull search
+# over 65536 values about 4 s, item 6 took minutes); -rss_limit_mb: the largest shapes the decoder
+# builds stay well under it; -entropic_scale_per_exec_time: fast inputs are mutated more often.
+# UBSan reports are fatal (build flags).
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} "$exe" "$work" "tests/fuzz/corpus/$harness" \
-  -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 -entropic_scale_per_exec_time=1 -print_final_stats=1 \
+  -max_total_time="$seconds" -timeout=60 -rss_limit_mb=3072 -entropic_scale_per_exec_time=1 -print_final_stats=1 \
   -artifact_prefix="build-fuzz/artifacts/$harness-" 2>&1 | tee "$log" | grep -vE '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)'
 rc=${PIPESTATUS[0]}
 echo "executions: $(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)"
