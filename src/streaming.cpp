@@ -48,15 +48,13 @@ namespace {
   throw Error("internal error: a score overflow could not be located");  // settle_scores found one
 }
 
-// |q_i·k_j| <= |q_i|·|k_j| for every pair: when that bound is under kRecomputeAbove no score can
-// reach the range rule, so the keys a causal block skips need no look.
+// |q_i·k_j| <= d·max|q|·max|k|: with every entry of Q and K under √(kRecomputeAbove / d) no
+// score can reach the range rule, so the keys a causal block skips need no look. Two vector
+// passes over Q and K.
 bool scores_bounded(const float* q, const float* k, OutputShape s) {
-  const auto longest = [&](const float* x, std::size_t rows) {
-    double best = 0.0;
-    for (std::size_t i = 0; i < rows; ++i) best = std::max(best, dot_in_double(x + i * s.d, x + i * s.d, s.d));
-    return std::sqrt(best);
-  };
-  return longest(q, s.n) * longest(k, s.m) < double(kRecomputeAbove);
+  const float limit = float(std::sqrt(double(kRecomputeAbove) / double(s.d)));
+  return kernels::all_magnitudes_below(q, s.n * s.d, limit) &&
+         kernels::all_magnitudes_below(k, s.m * s.d, limit);
 }
 
 }  // namespace
