@@ -102,12 +102,18 @@ export interface AttentionChecks {
   /** |rowSums[i] − 1| ≤ 1e-5 (a fully masked row passes: its weights are defined as 0). */
   rowSumsToOne: boolean[];
   /**
-   * Output row i lies inside the convex hull of the value vectors, within 1e-5 of the values'
-   * size. Exact for d_v ≤ 2 and for up to 10 value vectors in any d_v; otherwise each coordinate
-   * within the values' range (see hullExact).
+   * Output row i lies inside the convex hull of the value vectors: its Euclidean distance to the
+   * hull is at most 1e-5 · max(max_j ‖v_j‖₂, 2⁻¹²⁶), a tolerance relative to the longest value
+   * vector, so correct outputs pass at any magnitude (|V| = 1e7 included). For d_v ≤ 2 the test
+   * is exact (interval, polygon); for d_v ≥ 3 a row's own weights prove a correct output inside,
+   * and other rows (a pitfall) get a minimum-norm-point search. The whole check costs O(n·m·d_v),
+   * the order of A·V. A fully masked row passes: its output is defined as 0 (see fullyMasked).
    */
   outputInHull: boolean[];
-  /** False when outputInHull could only test the bounding box (d_v ≥ 3 and more than 10 values). */
+  /**
+   * True when every row's answer is proven. False only when the search for some row ran out of
+   * its budget (at most about two passes over the values per row); such a row counts as outside.
+   */
   hullExact: boolean;
   /** Indices of the value vectors on the hull, counter-clockwise, when d_v = 2; else []. */
   hull: number[];
