@@ -43,6 +43,9 @@ export class Page {
 
   /** Console errors the engine saw, and the errors and CSP violations in-page.js recorded. */
   async problems() {
+    // Fonts still loading would fail when the next test navigates away (Firefox reports the
+    // aborted download as an error): let them finish, so that only real failures count.
+    await this.engine.evaluate(() => document.fonts.ready.then(() => true));
     const recorded = await this.engine.evaluate(() => window.__engine?.problems ?? ['in-page.js did not run']);
     return [...this.engine.consoleErrors, ...recorded];
   }

@@ -12,11 +12,12 @@
   addEventListener('unhandledrejection', (e) => problems.push(`unhandledrejection: ${e.reason?.message ?? e.reason}`));
   document.addEventListener('securitypolicyviolation', (e) => problems.push(`CSP: ${e.violatedDirective} blocked ${e.blockedURI}`));
 
-  // Arrow keys that reached the window without a handler taking them would scroll the page.
-  const arrowKeys = [];
+  // Arrow keys that no handler takes (preventDefault) would scroll the page. Kept from the
+  // capture phase, which every key event passes, and read after dispatch.
+  const arrowEvents = [];
   addEventListener('keydown', (e) => {
-    if (e.key.startsWith('Arrow')) arrowKeys.push({ key: e.key, handled: e.defaultPrevented });
-  });
+    if (e.key.startsWith('Arrow')) arrowEvents.push(e);
+  }, true);
 
   // ?engine-no-simd: this engine pretends not to know WebAssembly SIMD (0xfd prefixes every
   // SIMD opcode), to check that the page falls back to the scalar build.
@@ -47,14 +48,24 @@
 
   window.__engine = {
     problems,
-    arrowKeys,
+    arrowKeys: () => arrowEvents.map((e) => ({ key: e.key, handled: e.defaultPrevented })),
     find,
     simdValidates: () => WebAssembly.validate(SIMD_MODULE),
-    /** Scrolls the element into view; → its centre in viewport pixels, for real pointer input. */
-    centre(el) {
-      el.scrollIntoView({ block: 'center', inline: 'center' });
-      const r = el.getBoundingClientRect();
-      return { x: Math.round(r.left + r.width / 2), y: Math.round(r.top + r.height / 2) };
+    /**
+     * Scrolls the element into view; → its centre in viewport pixels, for real pointer input.
+     * Once it stays put: labs render when first scrolled into view and push what follows down.
+     */
+    async centre(el) {
+      let last = null;
+      for (let tries = 0; tries < 40; tries++) {
+        el.scrollIntoView({ block: 'center', inline: 'center' });
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        const r = el.getBoundingClientRect();
+        const at = { x: Math.round(r.left + r.width / 2), y: Math.round(r.top + r.height / 2) };
+        if (last?.x === at.x && last?.y === at.y) return at;
+        last = at;
+      }
+      throw new Error(`${nameOf(el) ?? el.tagName} keeps moving`);
     },
     /** The accessible name of the focused element, looking into shadow roots. */
     focusedName() {

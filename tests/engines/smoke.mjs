@@ -120,7 +120,7 @@ export function smokeSuite(engineKey) {
         ['Q row 2 column 1', 'Q row 2 column 2', 'Q row 1 column 2', 'Q row 1 column 1']);
       assert.deepEqual(await moves('Weights row 1 column 1', ['ArrowRight', 'ArrowDown', 'ArrowLeft', 'ArrowUp']),
         ['Weights row 1 column 2', 'Weights row 2 column 2', 'Weights row 2 column 1', 'Weights row 1 column 1']);
-      const keys = await page.evaluate(() => window.__engine.arrowKeys);
+      const keys = await page.evaluate(() => window.__engine.arrowKeys());
       assert.equal(keys.length, 8);
       assert.deepEqual(keys.filter((k) => !k.handled), [], 'every arrow key was taken by the grid');
       assert.deepEqual((await page.matrix('Q', 3, 2)).map((r) => r.map(parse)), spec.Q, 'no cell changed');
@@ -164,6 +164,43 @@ export function smokeSuite(engineKey) {
       assert.equal(labs.scalingCharts, 4);
       assert.match(labs.construct, /^\d+ of \d+ tokens/);
       assert.equal(labs.constructMap, 1);
+    });
+
+    it('issue 17: the cost lab times each size over ≥ 20 ticks of this engine\'s clock, says how long a tick is, and fits a slope', TEST, async () => {
+      await page.open(`${url}index.html#cost`);
+      const { button, tick } = await page.evaluate(async () => {
+        const calc = document.getElementById('cost');
+        calc.scrollIntoView();
+        await calc.ready;
+        const measure = [...window.__engine.find('Cost').querySelectorAll('button')].find((b) => b.textContent === 'Measure in this browser');
+        // The clock's step, sampled independently of the lab: the smallest step between distinct readings.
+        let smallest = Infinity, last = performance.now();
+        for (let steps = 0, giveUp = Date.now() + 1000; steps < 5 && Date.now() < giveUp;) {
+          const now = performance.now();
+          if (now !== last) { smallest = Math.min(smallest, now - last); steps++; }
+          last = now;
+        }
+        return { button: await window.__engine.centre(measure), tick: smallest };
+      });
+      await engine.click(button);
+      await page.waitFor(() => window.__engine.find('Cost').querySelector('progress')?.hidden === false
+        || [...window.__engine.find('Cost').querySelectorAll('[role=status]')].some((e) => e.textContent.startsWith('Measured')), { timeout: 5000, what: 'the click to start the measurement' });
+      const status = await page.waitFor(() => {
+        const text = [...window.__engine.find('Cost').querySelectorAll('[role=status]')].map((e) => e.textContent).find((t) => t.startsWith('Measured'));
+        return text ?? false;
+      }, { timeout: 40000, what: 'the measurement' });
+      const ms = +tick.toPrecision(3); // a float: 0.99999… ms is 1 ms
+      const stated = ms >= 1 ? `${ms} ms` : `${+(ms * 1000).toPrecision(3)} µs`;
+      assert.match(status, new RegExp(`clock ticks every ${stated}, so each size was timed over at least 20 ticks`));
+      const rows = await page.evaluate(() => [...window.__engine.find('Cost').querySelectorAll('table.timings tbody tr')].map((tr) => ({
+        n: Number(tr.cells[0].textContent.replace(/,/g, '')), ms: Number(tr.cells[1].textContent), ticks: parseInt(tr.cells[3].textContent, 10),
+      })));
+      assert.ok(rows.length >= 4, `${rows.length} sizes`);
+      for (const row of rows) assert.ok(row.ticks >= 20, `n = ${row.n}: timed over ${row.ticks} ticks`);
+      // Not rounding noise: the largest size, ≥ 16× the work of n = 32, reads well above it
+      // (a loaded machine can blur neighbouring sizes, so only the ends are compared).
+      assert.ok(rows.at(-1).ms > 8 * rows[0].ms, `n = ${rows[0].n}: ${rows[0].ms} ms, n = ${rows.at(-1).n}: ${rows.at(-1).ms} ms`);
+      assert.match(await page.evaluate(() => window.__engine.find('Cost').querySelector('.slope').textContent), /^\d\.\d\d$/);
     });
 
     it('the dist/ widget works in a course page served with the strict CSP header', TEST, async () => {

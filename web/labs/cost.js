@@ -11,6 +11,8 @@ const HEADS = [1, 2, 4, 6, 8, 12, 16, 20, 24, 32, 40, 64, 96];
 const MEASURE_D = 64;           // one head of GPT-2's size
 const MEASURE_MAX_N = 2048;     // the explaining path's limit
 const BUDGET_SECONDS = 3;
+const CLOCK_TICKS = 20;         // each size is timed over at least this many ticks of the clock
+const SIZE_SECONDS = 0.4;       // a short size repeats its timings for at most this long once one is long enough
 
 /** 1234567 → "1.23 M", with a unit: FLOP, B. */
 function human(x, unit) {
@@ -28,6 +30,31 @@ function bytes(x) {
   return `${k === 0 ? x : +x.toPrecision(3)} ${units[k]}`;
 }
 
+/** 0.001 → "1 ms", 5e-6 → "5 µs". */
+function duration(seconds) {
+  const s = +seconds.toPrecision(3); // clocks' steps are floats: 0.99999… ms is 1 ms
+  return s >= 1e-3 ? `${+(s * 1e3).toPrecision(3)} ms` : `${+(s * 1e6).toPrecision(3)} µs`;
+}
+
+/**
+ * The step of performance.now() here, in seconds. Browsers round it against timing attacks
+ * (Firefox and Safari to whole milliseconds, Chromium to 0.1 ms or finer). The median of the
+ * steps between distinct readings, so an occasional jittered step does not decide it.
+ */
+function clockResolution() {
+  const steps = [];
+  const giveUp = Date.now() + 200;
+  let last = performance.now();
+  while (steps.length < 9 && Date.now() < giveUp) {
+    const now = performance.now();
+    if (now !== last) steps.push(now - last);
+    last = now;
+  }
+  if (!steps.length) return 0.2; // no step in 200 ms: at least that coarse
+  steps.sort((a, b) => a - b);
+  return steps[steps.length >> 1] / 1000;
+}
+
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 export class CostLab {
@@ -37,6 +64,7 @@ export class CostLab {
     this.onError = onError;
     this.sizes = { n: 1024, d: 768, h: 12 };
     this.measuring = false;
+    this.spent = 0;
     const slider = (label, key, values, exact) => new Slider({
       label, values, value: this.sizes[key], exact, onChange: (x) => { this.sizes[key] = x; this.update(); },
     });
@@ -61,7 +89,7 @@ export class CostLab {
       h('div', { class: 'matrix-scroll' }, this.table),
       this.summary,
       h('h3', { text: 'Measured in your browser' }),
-      h('p', { class: 'hint', text: `Times the core's explaining attention (one head, d_k = ${MEASURE_D}, the n×n matrices kept) for n = 32, 64, … while it stays within about ${BUDGET_SECONDS} seconds.` }),
+      h('p', { class: 'hint', text: `Times the core's explaining attention (one head, d_k = ${MEASURE_D}, the n×n matrices kept) for n = 32, 64, … while it stays within about ${BUDGET_SECONDS} seconds. Browsers round their clock, some to whole milliseconds, so each size is timed over at least ${CLOCK_TICKS} of its ticks.` }),
       h('div', { class: 'control-row' }, this.measureButton, this.progress),
       this.measureStatus,
       this.plotBox,
@@ -115,34 +143,25 @@ export class CostLab {
     this.progress.hidden = false;
     this.progress.value = 0;
     const points = [];
-    let spent = 0;
+    this.spent = 0; // seconds inside the core's timing calls: the budget, however long the page waits between them
     try {
+      const tick = clockResolution();
+      const clock = `This browser's clock ticks every ${duration(tick)}, so each size was timed over at least ${CLOCK_TICKS} ticks (${duration(CLOCK_TICKS * tick)}).`;
       for (let n = 32; n <= MEASURE_MAX_N && this.measuring; n *= 2) {
-        // The fastest of at least 3 runs: the first run at a new size also pays for growing the
-        // wasm heap. Short runs repeat until a size takes ~30 ms, so the timer's resolution
-        // does not matter.
+        // Doubling n about quadruples a call; a size takes about four calls, or six timings of
+        // CLOCK_TICKS ticks while calls are short.
         const last = points.at(-1);
         const guess = last ? last.seconds * 4 : 1e-4;
-        const repeats = Math.min(50, Math.max(3, Math.ceil(0.03 / guess)));
-        if (spent + guess * repeats > BUDGET_SECONDS && points.length >= 4) break;
-        this.measureStatus.textContent = `Timing n = ${n} (${repeats} runs)…`;
-        // Long runs go one at a time, so the page can paint and respond between them.
-        const calls = guess > 0.02 ? repeats : 1;
-        let best = null;
-        for (let c = 0; c < calls && this.measuring; c++) {
-          await nextTask();
-          const started = performance.now();
-          const t = this.attn.timeAttention({ n, d: MEASURE_D, repeats: repeats / calls });
-          spent += (performance.now() - started) / 1000;
-          if (!best || t.seconds < best.seconds) best = t;
-        }
-        if (!best) break;
-        points.push({ n, seconds: best.seconds, attentionBytes: best.attentionBytes });
-        this.progress.value = Math.min(1, Math.max(spent / BUDGET_SECONDS, Math.log2(n / 16) / Math.log2(MEASURE_MAX_N / 16)));
-        this.#showTimings(points);
+        if (this.spent + Math.max(4 * guess, 6 * CLOCK_TICKS * tick) > BUDGET_SECONDS && points.length >= 4) break;
+        this.measureStatus.textContent = `Timing n = ${n}…`;
+        const point = await this.#timeSize(n, tick, guess);
+        if (!point) break;
+        points.push(point);
+        this.progress.value = Math.min(1, Math.max(this.spent / BUDGET_SECONDS, Math.log2(n / 16) / Math.log2(MEASURE_MAX_N / 16)));
+        this.#showTimings(points, tick);
       }
       this.measureStatus.textContent = points.length
-        ? `Measured ${points.length} sizes in ${format(spent, 1)} s.`
+        ? `Measured ${points.length} sizes in ${format(this.spent, 1)} s. ${clock}`
         : 'Stopped before the first size finished.';
     } catch (error) {
       this.measureStatus.textContent = `The measurement stopped: ${error.message}`;
@@ -155,8 +174,77 @@ export class CostLab {
     }
   }
 
-  #showTimings(points) {
-    const upper = points.slice(Math.floor(points.length / 2));
+  /** One timeAttention call of `repeats` runs, timed by this page's clock (and added to `spent`). */
+  #timedCall(n, repeats) {
+    const started = performance.now();
+    const { seconds, iterations, attentionBytes } = this.attn.timeAttention({ n, d: MEASURE_D, repeats });
+    const elapsed = (performance.now() - started) / 1000;
+    this.spent += elapsed;
+    return { elapsed, seconds, run: seconds * iterations, iterations, attentionBytes };
+  }
+
+  /**
+   * Seconds per call at size n, or null if stopped. The core ends a timed run once its clock has
+   * moved 1 ms, which a clock of whole milliseconds does after anything from 0 to 2 ms, so its own
+   * figure is rounding noise while a run lasts only a few ticks. Then this page times calls of one
+   * run and of 1 + k runs: for the same calls per run (`iterations`, which the core calibrates
+   * afresh each call) they differ by exactly k runs, whatever the core spends on its inputs and
+   * its calibration, and k grows until that difference spans CLOCK_TICKS ticks. The fastest of
+   * each kind is kept, as the core keeps its fastest run: the first call at a new size also pays
+   * for growing the wasm heap, and other programs may take the processor at any time.
+   */
+  async #timeSize(n, tick, guess) {
+    const enough = CLOCK_TICKS * tick;
+    if (guess >= 2 * enough) {
+      // One call should last many ticks: then the core's own timing is good enough. The fastest
+      // of 3 calls, one at a time, so that the page can paint and respond between them.
+      let best = null;
+      for (let c = 0; c < 3 && this.measuring; c++) {
+        await nextTask();
+        const t = this.#timedCall(n, 1);
+        if (!best || t.seconds < best.seconds) best = t;
+      }
+      if (best?.run >= enough) return { n, seconds: best.seconds, attentionBytes: best.attentionBytes, ticks: best.run / tick, resolved: true };
+      if (!this.measuring) return null;
+    }
+    const maxExtra = this.attn.limits().maxTimingRepeats - 1;
+    const started = performance.now();
+    let k = 0, groups = new Map(), point = null;
+    for (let attempt = 0; attempt < 12 && this.measuring; attempt++) {
+      await nextTask();
+      const single = this.#timedCall(n, 1);
+      k ||= Math.min(maxExtra, Math.max(1, Math.ceil(enough / single.run)));
+      const longer = this.#timedCall(n, 1 + k);
+      for (const [call, kind] of [[single, 'single'], [longer, 'longer']]) {
+        if (!groups.has(call.iterations)) groups.set(call.iterations, { single: [], longer: [] });
+        groups.get(call.iterations)[kind].push(call.elapsed);
+      }
+      const [iterations, g] = [...groups].filter(([, e]) => e.single.length && e.longer.length)
+        .sort(([, a], [, b]) => b.single.length + b.longer.length - a.single.length - a.longer.length)[0] ?? [];
+      if (g) {
+        const span = Math.min(...g.longer) - Math.min(...g.single);
+        if (span > 0 && !(point?.resolved && span < enough)) {
+          point = { n, seconds: span / (k * iterations), attentionBytes: longer.attentionBytes, ticks: span / tick, resolved: span >= enough };
+        }
+        const settled = (g.single.length >= 3 && g.longer.length >= 3) || attempt >= 6 || performance.now() - started > SIZE_SECONDS * 1000;
+        if (point?.resolved && settled) break;
+      }
+      // Too short: more runs (at most four times as many at once), and start afresh, as timings
+      // with another k do not compare. Judged by the longer call alone, which its fixed costs
+      // lengthen by about one run, or by a group whose difference stays short.
+      const short = longer.elapsed < 1.5 * enough || (g && attempt >= 2 && !point?.resolved);
+      if (short && k < maxExtra) {
+        k = Math.min(maxExtra, Math.ceil(k * Math.min(4, Math.max(2, (2 * enough) / longer.elapsed))));
+        groups = new Map();
+      }
+    }
+    return point;
+  }
+
+  #showTimings(points, tick) {
+    // Only sizes timed over CLOCK_TICKS ticks are fitted: below that the rounding shows.
+    const resolved = points.filter((p) => p.resolved);
+    const upper = resolved.slice(Math.floor(resolved.length / 2));
     let fit = null;
     if (upper.length >= 2) fit = this.attn.fitPowerLaw({ x: upper.map((p) => p.n), y: upper.map((p) => p.seconds * 1000) });
     const label = `Time of one attention call against n on log-log axes, ${points.length} points`
@@ -168,13 +256,15 @@ export class CostLab {
         fit: fit && { ...fit, from: upper[0].n, to: upper.at(-1).n },
         xLabel: 'n (tokens, log scale)', yLabel: 'ms per call (log scale)', title: 'Measured time against n', label,
       }),
-      h('p', { class: 'hint', text: 'A slope of 2 means the time grows as n²: the attention matrices dominate once n is large. At small n, fixed costs flatten the curve.' })));
+      h('p', { class: 'hint', text: 'A slope of 2 means the time grows as n²: the attention matrices dominate once n is large. At small n, fixed costs flatten the curve.'
+        + (resolved.length < points.length ? ` Sizes timed over fewer than ${CLOCK_TICKS} ticks of the ${duration(tick)} clock are not fitted.` : '') })));
     this.timings.hidden = false;
     this.timings.replaceChildren(
-      h('thead', {}, h('tr', {}, h('th', { text: 'n' }), h('th', { text: 'ms per call' }), h('th', { text: 'attention matrix' }))),
-      h('tbody', {}, points.map((p) => h('tr', {},
+      h('thead', {}, h('tr', {}, h('th', { text: 'n' }), h('th', { text: 'ms per call' }), h('th', { text: 'attention matrix' }), h('th', { text: 'timed over' }))),
+      h('tbody', {}, points.map((p) => h('tr', { dataset: { resolved: p.resolved } },
         h('td', { class: 'num', text: p.n.toLocaleString('en-US') }),
         h('td', { class: 'num', text: (p.seconds * 1000).toPrecision(3) }),
-        h('td', { class: 'num', text: bytes(p.attentionBytes) })))));
+        h('td', { class: 'num', text: bytes(p.attentionBytes) }),
+        h('td', { text: `${Math.round(p.ticks)} clock ticks${p.resolved ? '' : ', too few: not fitted'}` })))));
   }
 }
