@@ -123,8 +123,9 @@ inline Reference reference(const attn::Matrix& q, const attn::Matrix& k, const a
         if (!hidden[i * m + j]) lo = std::fmin(lo, x), hi = std::fmax(hi, x);
       }
       const double z = r.output[i * dv + t];
-      // Weights within the slack, or any weights at all: a point of [lo, hi].
-      const double weighted = (c + gamma(double(m + 2))) * spread;
+      // Weights within the slack, or any weights at all: a point of [lo, hi]. Past a slack of 1
+      // only the latter: an oracle weight that underflowed to 0 in double bounds nothing then.
+      const double weighted = c < 1 ? (c + gamma(double(m + 2))) * spread : std::numeric_limits<double>::infinity();
       const double anywhere = lo <= hi ? std::fmax(hi - z, z - lo) + gamma(double(m + 2)) * column_max[t] : 0.0;
       r.output_tolerance[i * dv + t] = kStated * column_max[t] + kStated * std::fabs(z) +
                                        std::fmin(weighted, anywhere) + double(m) * kDenormal;

@@ -186,6 +186,11 @@ def corpus():
     s['limit-total-floats'] = streaming_case(8192, 8192, 2048, 2048)      # exactly 2^26 numbers
     s['past-limit-total-floats'] = streaming_case(8192, 8192, 2049, 2048)
     s['several-blocks-causal'] = streaming_case(130, 200, 3, 2, causal=True, profile=SMALL)
+    # Found by the fuzzer: scores of 8.2e20 that differ by 3e9, below float32's resolution there;
+    # the oracle's weights underflow to 0 in double, so only the values' range bounds the output.
+    s['found-ill-conditioned-scores-8e20'] = bytes.fromhex(
+        '030000030100000000400010002d40e6b1617fe6b161ffe6b1617fe6b161ffe6b1617fe6b19effe6b1617f'
+        '000000002900000000000000e6b161ff0000803f000000400000404000008040')
 
     m = c['multihead']
     m['two-heads'] = multihead_case(4, 8, [5, 1])           # a divisor: 1 + 1 = 2 heads
