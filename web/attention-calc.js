@@ -198,7 +198,7 @@ export class AttentionCalcElement extends HTMLElement {
   #resolveReady;
   #resizeObserver = null;
   #size = null; // [width, height] last seen
-  #internals = this.attachInternals();
+  #internals = this.attachInternals?.() ?? null; // its states carry the page's theme
 
   linkTarget = asset('frame.html');
 
@@ -279,13 +279,15 @@ export class AttentionCalcElement extends HTMLElement {
 
   /** Shows the theme the page names, when theme is auto (the stylesheet reads the state). */
   [APPLY_PAGE_THEME]() {
+    const states = this.#internals?.states;
+    if (!states) return; // a browser without custom states keeps following the system
     const theme = pageTheme();
     for (const name of ['dark', 'light']) {
       try {
-        if (name === theme) this.#internals.states.add(`page-${name}`);
-        else this.#internals.states.delete(`page-${name}`);
+        if (name === theme) states.add(`page-${name}`);
+        else states.delete(`page-${name}`);
       } catch {
-        // A browser without custom states keeps following the system.
+        // Older engines accepted only --dashed state names; they follow the system.
       }
     }
   }
@@ -431,7 +433,7 @@ function checkLoading(value) {
 }
 
 // Reflect the string attributes as properties.
-for (const name of [...MATRIX_ATTRIBUTES, 'panels', 'precision', 'theme']) {
+for (const name of [...MATRIX_ATTRIBUTES, 'panels', 'precision', 'theme', 'loading']) {
   Object.defineProperty(AttentionCalcElement.prototype, name, {
     get() { return this.getAttribute(name); },
     set(value) {

@@ -203,6 +203,15 @@ describe('<attention-calc> in real hosts (issue 11)', () => {
     assert.deepEqual((await started()).slice(0, 6), Array(6).fill(true), 'eager: all six started without scrolling');
     await page.locator('attention-calc[loading="soon"]').scrollIntoViewIfNeeded();
     assert.match(await errors, /loading must be lazy \(the default\) or eager, not “soon”/);
+    // The property reflects the attribute, and setting it later starts a waiting widget.
+    // At the top of the page, while the view is 4000 px further down.
+    await page.evaluate(() => document.body.prepend(Object.assign(document.createElement('attention-calc'), { id: 'late' })));
+    await page.waitForTimeout(200);
+    assert.equal(await page.locator('#late').evaluate((e) => e.result), null);
+    await page.locator('#late').evaluate((e) => { e.loading = 'eager'; });
+    assert.equal(await page.locator('#late').getAttribute('loading'), 'eager');
+    await allStarted('#late');
+    assert.equal(await page.locator('#late').evaluate((e) => e.result !== null), true);
     assert.deepEqual(problems, []);
   });
 
