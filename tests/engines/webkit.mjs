@@ -29,6 +29,7 @@ async function untilListening(url, driverProcess) {
 
 // xvfb-run, Xvfb and WebKitWebDriver share one process group: signal it all, wait for xvfb-run.
 async function stop(driverProcess) {
+  process.off('exit', driverProcess.killGroup);
   if (driverProcess.exitCode !== null || driverProcess.signalCode !== null) return;
   const exited = new Promise((resolve) => driverProcess.once('exit', resolve));
   try { process.kill(-driverProcess.pid, 'SIGTERM'); } catch { /* already gone */ }
@@ -44,6 +45,11 @@ export async function launchWebKit() {
   const port = await freePort();
   const driverProcess = spawn('xvfb-run', ['-a', '-s', '-screen 0 1280x1024x24', 'WebKitWebDriver', `--port=${port}`],
     { detached: true, stdio: 'ignore' });
+  // Should this process end without closing the engine (a crash, process.exit), take them along.
+  driverProcess.killGroup = () => {
+    try { process.kill(-driverProcess.pid, 'SIGKILL'); } catch { /* already gone */ }
+  };
+  process.once('exit', driverProcess.killGroup);
   let driver;
   try {
     const url = `http://127.0.0.1:${port}`;
