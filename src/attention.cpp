@@ -54,9 +54,15 @@ void softmax_row(const float* masked, float* exp_row, float* weights, std::size_
     for (std::size_t j = 0; j < m; ++j) exp_row[j] = weights[j] = 0.0f;
     return;
   }
-  sum = kernels::exp_minus_max_sum(masked, max, exp_row, m);
+  kernels::exp_minus_max_sum(masked, max, exp_row, m);
+  // The row sum again in double: a float32 sum of m terms drifts by up to m·2⁻²⁴, which at tens
+  // of thousands of keys would leave a correct row summing to 1 + 2e-5. In double the weights
+  // sum to 1 within a few float32 roundings at any m (the checks' 1e-5 holds).
+  double exact = 0.0;
+  for (std::size_t j = 0; j < m; ++j) exact += double(exp_row[j]);
+  sum = float(exact);
   for (std::size_t j = 0; j < m; ++j) weights[j] = exp_row[j];
-  kernels::scale(weights, 1.0f / sum, m);  // sum >= 1: the max entry contributes exp(0)
+  kernels::scale(weights, float(1.0 / exact), m);  // exact >= 1: the max entry contributes exp(0)
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "matrix.hpp"
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -7,9 +8,22 @@
 
 namespace attn {
 
+namespace {
+
+std::size_t checked_size(std::size_t r, std::size_t c) {
+  if (c != 0 && r > SIZE_MAX / c) {
+    throw Error("a " + std::to_string(r) + "×" + std::to_string(c) + " matrix has more entries than memory can address");
+  }
+  return r * c;
+}
+
+}  // namespace
+
+Matrix::Matrix(std::size_t r, std::size_t c, float fill) : rows(r), cols(c), data(checked_size(r, c), fill) {}
+
 Matrix::Matrix(std::size_t r, std::size_t c, std::vector<float> values)
     : rows(r), cols(c), data(std::move(values)) {
-  if (data.size() != r * c) {
+  if (data.size() != checked_size(r, c)) {
     throw Error("a " + std::to_string(r) + "×" + std::to_string(c) + " matrix needs " +
                 std::to_string(r * c) + " values but got " + std::to_string(data.size()));
   }

@@ -24,7 +24,9 @@ struct Matrix {
   std::vector<float> data;
 
   Matrix() = default;
-  Matrix(std::size_t r, std::size_t c, float fill = 0.0f) : rows(r), cols(c), data(r * c, fill) {}
+  // Both sized constructors throw attn::Error when r·c does not fit in size_t (it would wrap
+  // around in wasm32 and pass for a small matrix).
+  Matrix(std::size_t r, std::size_t c, float fill = 0.0f);
   // Throws attn::Error when values.size() != r * c.
   Matrix(std::size_t r, std::size_t c, std::vector<float> values);
   // Literal rows, for tests and examples: Matrix{{1, 1}, {0, 1}, {-1, 0}}. Rows must be equal in length.

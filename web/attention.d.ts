@@ -111,8 +111,10 @@ export interface AttentionChecks {
    */
   outputInHull: boolean[];
   /**
-   * True when every row's answer is proven. False only when the search for some row ran out of
-   * its budget (at most about two passes over the values per row); such a row counts as outside.
+   * True when every row of outputInHull is proven. False only for d_v ≥ 3 when the hull search
+   * ran out of its budget before a proof (a pitfall at large sizes: one pass over V per row on
+   * average, or 2^28 multiply-adds in all, at most 65 passes per row); such a row reads false.
+   * Correct attention is always exact.
    */
   hullExact: boolean;
   /** Indices of the value vectors on the hull, counter-clockwise, when d_v = 2; else []. */

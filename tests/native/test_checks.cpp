@@ -15,6 +15,7 @@
 #include "error.hpp"
 #include "reference/attention_ref.hpp"
 #include "support/fixtures.hpp"
+#include "support/random.hpp"
 #include "support/seed.hpp"
 
 using attn::Matrix;
@@ -412,6 +413,29 @@ TEST_CASE("hull check with repeated values and a pitfall: every row proven") {
       CAPTURE(i);
       // On the segment from (1, 0, 0) to (0, 1, 0) exactly when the row's weights sum to 1.
       CHECK(c.output_in_hull[i] == (std::fabs(c.row_sums[i] - 1.0) < 1e-6 ? 1 : 0));
+    }
+  }
+}
+
+TEST_CASE("issue 10 (fuzzer): a correct row over tens of thousands of keys sums to 1 within 1e-5") {
+  // The fuzzer's seeds: 48483 and 65536 keys, where a float32 row sum left the weights of a
+  // correct row summing to 1.00001043 and 1.00001928. Scores in about ±8 give exp values of
+  // every size, so a float32 sum rounds on nearly every addition.
+  const std::uint64_t seed = testsupport::test_seed(7);
+  CAPTURE(seed);
+  testsupport::Random random(seed);
+  for (const std::size_t m : {std::size_t{48483}, std::size_t{65536}}) {
+    CAPTURE(m);
+    const Matrix q = random.matrix(8, 8, -8.0f, 8.0f), k = random.matrix(m, 8, -8.0f, 8.0f);
+    const Matrix v = random.matrix(m, 2);
+    attn::AttentionOptions options;
+    options.pitfalls.scale = 1.0f / 8.0f;
+    const attn::AttentionResult r = attn::attention(q, k, v, options);
+    const attn::AttentionChecks c = attn::check_attention(r, v);
+    for (std::size_t i = 0; i < 8; ++i) {
+      CAPTURE(c.row_sums[i]);
+      CHECK(std::fabs(c.row_sums[i] - 1.0) <= 2e-6);
+      CHECK(c.row_sums_to_one[i] == 1);
     }
   }
 }

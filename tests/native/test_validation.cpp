@@ -129,3 +129,12 @@ TEST_CASE("issue 10 #11: a custom mask's n·m cannot wrap around to match a shor
   CHECK_THROWS_AS(attn::validate_mask(Mask::custom({1, 0}), 3, 1), attn::Error);
   CHECK_NOTHROW(attn::validate_mask(Mask::custom({1, 0, 0}), 3, 1));
 }
+
+TEST_CASE("issue 10 #11: a matrix whose rows·cols wraps around is refused, not taken as small") {
+  // 2^(bits-1) · 2 wraps to 0 in size_t: without the check an empty vector would pass.
+  const std::size_t half = (SIZE_MAX >> 1) + 1;
+  CHECK_THROWS_AS(Matrix(half, 2, std::vector<float>{}), attn::Error);
+  CHECK_THROWS_AS(Matrix(half, 2), attn::Error);
+  CHECK_THROWS_AS(Matrix(SIZE_MAX, SIZE_MAX, std::vector<float>(1)), attn::Error);
+  CHECK_NOTHROW(Matrix(2, 0, std::vector<float>{}));
+}

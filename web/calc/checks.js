@@ -37,7 +37,7 @@ export class ChecksView {
       `(${rowSums.map((s, i) => (exempt[i] ? EXEMPT : format(s, precision))).join(', ')})`,
       badSums.length ? `Row ${badSums[0] + 1} sums to ${format(rowSums[badSums[0]], precision)}${afterSoftmax ? ': the mask zeroed weights after the softmax, and nothing renormalised the rest' : ''}.` : '');
 
-    const range = state.v[0].length === 1 ? 'the interval of the values' : result.checks.hullExact ? '' : 'within every coordinate’s range';
+    const range = state.v[0].length === 1 ? 'the interval of the values' : result.checks.hullExact ? '' : 'some rows could not be proven inside within the check’s budget, and count as outside';
     const exemptNote = some ? `${outputNames(exemptRows)} ${EXEMPT}` : '';
     const hullDetail = [range, exemptNote].filter(Boolean).join('; ');
     this.#set(this.hull, checked.length ? badHull.length === 0 : null,
