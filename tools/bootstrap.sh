@@ -5,7 +5,9 @@
 #   tools/bootstrap.sh --torch    also NumPy and OpenBLAS (to regenerate the test fixtures, and
 #                                 for the benchmark's native PyTorch baseline)
 # The system packages include clang 14 with its sanitizer and libFuzzer runtimes (the ASan build
-# and the fuzzers of npm test) and python3-torch (npm test runs the copied PyTorch snippets).
+# and the fuzzers of npm test) and python3-torch (npm test runs the copied PyTorch snippets),
+# and the other two browser engines of npm test: Firefox ESR, and WebKitGTK's WebDriver and
+# MiniBrowser with Xvfb (and xauth, which xvfb-run needs) to give MiniBrowser a display.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -20,7 +22,8 @@ if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 log() { printf '[bootstrap] %s\n' "$*"; }
 
 # --- Debian packages -------------------------------------------------------
-packages=(emscripten doctest-dev cmake g++ make chromium wabt clang-14 libclang-rt-14-dev python3-torch)
+packages=(emscripten doctest-dev cmake g++ make chromium wabt clang-14 libclang-rt-14-dev python3-torch
+          firefox-esr webkit2gtk-driver libwebkit2gtk-4.1-0 xvfb xauth)
 ((want_torch)) && packages+=(python3-numpy libopenblas0-pthread)
 missing=()
 for p in "${packages[@]}"; do

@@ -4,6 +4,8 @@
 #   2. doctest as WebAssembly under Node, SIMD and scalar builds (CTest)
 #   3. the JS API and the built modules under Node (node --test)
 #   4. the page and the JS module in headless Chromium (node --test + playwright-core)
+#   4b. the same smoke checks in Debian's Firefox ESR, headless (puppeteer-core over WebDriver
+#      BiDi), and in WebKitGTK's MiniBrowser under Xvfb (selenium-webdriver): tests/engines/
 #   5. doctest, native, with AddressSanitizer + UndefinedBehaviorSanitizer and assertions on (CTest)
 #   6. each libFuzzer harness of tests/fuzz/ over its seed corpus, then ATTN_FUZZ_SECONDS (30) of
 #      fresh fuzzing; each counts as one test, and the summary gives its number of executions
@@ -67,6 +69,8 @@ run_ctest "doctest, native" build-native
 run_ctest "doctest, wasm under Node" build-wasm
 run_node "JS API under Node" tests/js/*.test.mjs
 run_node "page in headless Chromium" tests/browser/*.test.mjs
+run_node "page in headless Firefox" tests/engines/firefox.test.mjs
+run_node "page in WebKit (Xvfb)" tests/engines/webkit.test.mjs
 run_ctest "doctest, ASan+UBSan, assertions on" build-asan
 for harness in tests/fuzz/fuzz_*.cpp; do
   harness=${harness#tests/fuzz/fuzz_}
