@@ -1,6 +1,7 @@
 #include "random.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "error.hpp"
@@ -67,12 +68,20 @@ void fill_normal(float* out, std::size_t count, Rng& rng, double sigma) {
 Matrix normal_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed, double sigma) {
   validate_range("rows", rows, 1, kMaxNormalSide);
   validate_range("cols", cols, 1, kMaxNormalSide);
+  char shown[32];
+  std::snprintf(shown, sizeof shown, "%.9g", sigma);  // 1e-50 as 1e-50, not 0.000000
   if (!std::isfinite(sigma) || !(sigma > 0.0)) {
-    throw Error("std must be a finite number greater than 0, got " + std::to_string(sigma));
+    throw Error(std::string("std must be a finite number greater than 0, got ") + shown);
   }
   Rng rng(seed);
   Matrix m(rows, cols);
   fill_normal(m.data.data(), m.data.size(), rng, sigma);
+  // A large std can push a draw past float32's range: an error, never an Infinity entry.
+  for (const float x : m.data) {
+    if (!std::isfinite(x)) {
+      throw Error(std::string("std ") + shown + " is too large: some samples overflow float32 (±3.4e38); use a smaller std");
+    }
+  }
   return m;
 }
 

@@ -35,6 +35,8 @@ for (const build of BUILDS) {
         [{ rows: 2, cols: 2, seed: 1.5 }, 'seed must be a whole number ≥ 0 (got 1.5)'],
         [{ rows: 2, cols: 2, std: 0 }, 'std must be a finite number greater than 0 (got 0)'],
         [{ rows: 2, cols: 2, std: Infinity }, 'std must be a finite number greater than 0 (got Infinity)'],
+        // Found by the property tests: 45 entries came back as Infinity with no error.
+        [{ rows: 256, cols: 256, std: 1e38 }, 'std 1e+38 is too large: some samples overflow float32 (±3.4e38); use a smaller std'],
       ]) {
         assert.throws(() => attn.normalMatrix(options), { message });
       }

@@ -91,6 +91,17 @@ TEST_CASE("normal_matrix: shape, seed, std, and clear errors") {
   CHECK_THROWS_WITH_AS(attn::normal_matrix(0, 2, 0), "rows must be a whole number from 1 to 256, got 0", attn::Error);
   CHECK_THROWS_WITH_AS(attn::normal_matrix(2, 257, 0), "cols must be a whole number from 1 to 256, got 257", attn::Error);
   CHECK_THROWS_WITH_AS(attn::normal_matrix(2, 2, 0, 0.0),
-                       "std must be a finite number greater than 0, got 0.000000", attn::Error);
+                       "std must be a finite number greater than 0, got 0", attn::Error);
   CHECK_THROWS_AS(attn::normal_matrix(2, 2, 0, std::nan("")), attn::Error);
+}
+
+TEST_CASE("normal_matrix: a std whose samples overflow float32 is refused, never Infinity") {
+  // 256×256 draws at std 1e38 reach beyond 3.4e38 (about 45 of them at seed 0).
+  CHECK_THROWS_WITH_AS(attn::normal_matrix(256, 256, 0, 1e38),
+                       "std 1e+38 is too large: some samples overflow float32 (±3.4e38); use a smaller std",
+                       attn::Error);
+  CHECK_THROWS_WITH_AS(attn::normal_matrix(2, 2, 0, -1e-50),
+                       "std must be a finite number greater than 0, got -1e-50", attn::Error);
+  const attn::Matrix small = attn::normal_matrix(4, 4, 0, 1e30);
+  for (const float x : small.data) CHECK(std::isfinite(x));
 }
