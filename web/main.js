@@ -1,6 +1,7 @@
 // The calculator page: the calculator, whose state lives in the URL hash, then the lesson's labs.
 import { loadAttention } from './attention.js';
 import './attention-calc.js';
+import { COMMIT_MS } from './calc/grid.js';
 import { brokenLinkMessage, defaultState, fromHash } from './calc/state.js';
 
 const calc = document.getElementById('calculator');
@@ -22,10 +23,22 @@ function applyHash() {
 
 calc.linkTarget = new URL(location.pathname, location.href).href;
 applyHash();
-calc.addEventListener('attention-change', () => {
+// The URL follows the state once typing pauses (the grids' commit rule), not on every
+// keystroke: history.replaceState costs more than the rest of an update. Leaving a cell, or
+// the page, writes it at once.
+let urlPending = null;
+function writeUrl() {
+  clearTimeout(urlPending);
+  urlPending = null;
   const hash = `#${calc.hash}`;
   if (location.hash !== hash) history.replaceState(null, '', hash);
+}
+calc.addEventListener('attention-change', () => {
+  clearTimeout(urlPending);
+  urlPending = setTimeout(writeUrl, COMMIT_MS);
 });
+calc.addEventListener('focusout', () => { if (urlPending !== null) writeUrl(); });
+window.addEventListener('pagehide', () => { if (urlPending !== null) writeUrl(); });
 // A link pasted into the address bar, or Back/Forward between states.
 window.addEventListener('hashchange', () => {
   say('');

@@ -12,6 +12,9 @@ import { coreMask, coreScale, MAX_DIM, MAX_TOKENS, maskReason, PITFALLS, PRESETS
 import { StepsView } from './steps.js';
 import { tex } from './tex.js';
 
+/** The verified badge's tolerance, relative to max(1, max |V|). */
+const VERIFIED_TOLERANCE = 1e-5;
+
 const HINT = 'Focus, hover or tap any computed number to see where it comes from.';
 
 /** The calculator's panels, in page order: the default. The `panels` option picks a subset. */
@@ -422,7 +425,7 @@ export class Calculator {
     if (this.#shows('plot')) this.plot.update(state, result, result.plotHull, precision);
     this.plot.setReadonly(readonly);
     if (this.#shows('checks')) this.checks.update(state, result, precision);
-    this.#renderVerified();
+    this.#renderVerified(state);
     if (this.#shows('explain')) this.#renderExplanation();
     // Listeners (the page's URL, the frame's parent) hear what is on screen: the live state,
     // or, once the input goes wrong, the last valid one again, never a passing keystroke.
@@ -461,12 +464,18 @@ export class Calculator {
     this.labsReady = Promise.all(pending);
   }
 
-  #renderVerified() {
+  // float32 rounds an output to a few units in the last place of the values it averages, so
+  // the tolerance is relative to the values' scale: 1e-5 · max(1, max |V|). The weights, in
+  // [0, 1], keep the absolute 1e-5 that the same bound gives them while |V| ≤ 1.
+  #renderVerified(state) {
     const diff = this.drawn.checks.float64MaxAbsDiff;
-    const ok = diff <= 1e-5;
+    const scale = Math.max(1, ...state.v.flat().map(Math.abs));
+    const ok = diff <= VERIFIED_TOLERANCE * scale;
+    const exp = (x) => (x === 0 ? '0' : x.toExponential(1).replace('-', '−'));
     this.verified.classList.toggle('fail', !ok);
-    this.verified.textContent = `${ok ? '✓ verified' : '⚠ check'}: max |f32 − float64| = ${diff === 0 ? '0' : diff.toExponential(1).replace('-', '−')}`;
-    this.verified.title = 'The largest difference between the weights and outputs of the float32 core and a float64 evaluation of the same input (the lesson’s NumPy vs PyTorch exercise).';
+    this.verified.textContent = `${ok ? '✓ verified' : '⚠ check'}: max |f32 − float64| = ${exp(diff)}`
+      + (scale > 1 ? ` (${exp(diff / scale)} relative to max |V|)` : '');
+    this.verified.title = 'The largest difference between the weights and outputs of the float32 core and a float64 evaluation of the same input (the lesson’s NumPy vs PyTorch exercise), verified when at most 1e−5 × max(1, max |V|).';
   }
 
   #renderExplanation() {
