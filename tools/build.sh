@@ -4,7 +4,7 @@
 #   tools/build.sh           everything: native core and tests, wasm modules and tests, dist/
 #   tools/build.sh native    the native core and its doctest suite (build-native/)
 #   tools/build.sh wasm      the WebAssembly modules and the wasm doctest suites (build-wasm/)
-#   tools/build.sh web       only what the page in web/ loads: the two modules and KaTeX (npm start)
+#   tools/build.sh web       only what the page in web/ loads: the two modules and the typeset formulas (npm start)
 #   tools/build.sh dist      web, then dist/ (tools/dist.mjs)
 #   tools/build.sh asan      the doctest suite with ASan + UBSan and assertions on (build-asan/, clang++-14)
 #   tools/build.sh fuzz      the libFuzzer harnesses of tests/fuzz/ (build-fuzz/, clang++-14)
@@ -52,17 +52,10 @@ if ((web)); then
   ((wasm_tests)) && targets=()
   cmake --build build-wasm -j"$jobs" "${targets[@]}"
 
-  # KaTeX, served from this site (no CDN): its ES module, stylesheet and fonts.
-  src=node_modules/katex/dist
-  dst=web/vendor/katex
-  if [[ ! -f $dst/katex-fonts.css || $src/katex.mjs -nt $dst/katex.mjs ]]; then
-    mkdir -p "$dst/fonts"
-    cp "$src/katex.mjs" "$src/katex.min.css" "$dst/"
-    cp "$src"/fonts/*.woff2 "$dst/fonts/"
-    # The @font-face rules alone, for the document: fonts declared in a shadow root never load.
-    node -e 'const fs = require("fs"); const css = fs.readFileSync(process.argv[1], "utf8");
-      fs.writeFileSync(process.argv[2], (css.match(/@font-face\{[^}]*\}/g) || []).join("\n") + "\n");' \
-      "$dst/katex.min.css" "$dst/katex-fonts.css"
+  # The formulas, typeset at build time into MathML (KaTeX in Node): no TeX engine, stylesheet
+  # or font for the browser to download.
+  if [[ ! -f web/vendor/tex-formulas.js ]] || [[ -n $(find web/calc web/labs tools/render-tex.mjs node_modules/katex/package.json -newer web/vendor/tex-formulas.js -print -quit) ]]; then
+    node tools/render-tex.mjs
   fi
 fi
 

@@ -8,12 +8,12 @@
 //   dist/embed.html, embed.js  the embedding guide
 //   dist/wasm/                 the SIMD and scalar WebAssembly builds (.wasm + .mjs glue)
 //   dist/calc/calculator.css   the element's stylesheet
-//   dist/vendor/katex/         KaTeX: its module, stylesheet, @font-face rules and woff2 fonts
+//   (the formulas are MathML typeset at build time, web/vendor/tex-formulas.js, bundled in)
 //
 // Every file keeps its path relative to the entry points, so the element finds its assets in
 // dist/ exactly as it does in web/.
-import { build } from 'esbuild';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { build, transform } from 'esbuild';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -23,9 +23,9 @@ const WEB = join(ROOT, 'web');
 const DIST = join(ROOT, 'dist');
 const ENTRIES = ['attention-calc.js', 'frame.js', 'main.js', 'embed.js'];
 const COPIED = ['index.html', 'frame.html', 'embed.html', 'style.css', 'frame.css', 'embed.css', 'favicon.svg',
-  'attention.d.ts', 'calc/calculator.css', 'wasm', 'vendor/katex'];
+  'attention.d.ts', 'calc/calculator.css', 'wasm'];
 
-for (const required of ['wasm/attention-simd.wasm', 'wasm/attention-scalar.wasm', 'vendor/katex/katex.mjs']) {
+for (const required of ['wasm/attention-simd.wasm', 'wasm/attention-scalar.wasm', 'vendor/tex-formulas.js']) {
   try {
     statSync(join(WEB, required));
   } catch {
@@ -49,8 +49,14 @@ await build({
   logLevel: 'warning',
 });
 for (const path of COPIED) cpSync(join(WEB, path), join(DIST, path), { recursive: true });
+// Emscripten's JS glue comes out readable; minified it is a quarter smaller over the wire.
+for (const name of readdirSync(join(DIST, 'wasm')).filter((n) => n.endsWith('.mjs'))) {
+  const path = join(DIST, 'wasm', name);
+  const { code } = await transform(readFileSync(path, 'utf8'), { format: 'esm', target: 'es2022', minify: true, legalComments: 'none' });
+  writeFileSync(path, code);
+}
 
-// Sizes: our own JS, the wasm of each build, KaTeX apart.
+// Sizes: our own JS, the stylesheet, the wasm of each build, as a static host gzips them (level 6).
 const files = (dir) => readdirSync(dir).flatMap((name) => {
   const path = join(dir, name);
   return statSync(path).isDirectory() ? files(path) : [path];
@@ -58,31 +64,41 @@ const files = (dir) => readdirSync(dir).flatMap((name) => {
 const all = files(DIST);
 const measure = (list) => list.reduce(([raw, gz], f) => {
   const bytes = readFileSync(f);
-  return [raw + bytes.length, gz + gzipSync(bytes, { level: 9 }).length];
+  return [raw + bytes.length, gz + gzipSync(bytes).length];
 }, [0, 0]);
-const kb = ([raw, gz]) => `${(raw / 1024).toFixed(1)} KiB raw, ${(gz / 1024).toFixed(1)} KiB gzip`;
-const ourJs = all.filter((f) => f.endsWith('.js') && !f.includes('/vendor/'));
+const kb = ([raw, gz]) => `${(raw / 1000).toFixed(1)} KB raw, ${(gz / 1000).toFixed(1)} KB gzip`;
+const ourJs = all.filter((f) => f.endsWith('.js'));
 // The widget is everything but the three pages' own entry points; the labs' chunks load only
 // when a widget's panels name them.
 const pageEntries = ENTRIES.filter((e) => e !== 'attention-calc.js').map((e) => join(DIST, e));
 const widgetJs = ourJs.filter((f) => !pageEntries.includes(f));
 const labChunks = widgetJs.filter((f) => /\/(heads|cost|scaling|construct)-[^/]*\.js$/.test(f));
+const css = [join(DIST, 'calc/calculator.css')];
 const simd = all.filter((f) => /attention-simd\.(wasm|mjs)$/.test(f));
 const scalar = all.filter((f) => /attention-scalar\.(wasm|mjs)$/.test(f));
-const katex = all.filter((f) => f.includes('/vendor/katex/'));
-// The budget is what one page downloads: the widget with every lab, and one wasm build (the
-// SIMD one, or the scalar fallback where SIMD does not validate; never both).
-const perPage = [measure([...widgetJs, ...simd]), measure([...widgetJs, ...scalar])].sort((a, b) => b[1] - a[1])[0];
+// What one page transfers: the widget's JS (with or without the labs), its stylesheet and one
+// wasm build (the SIMD one, or the scalar fallback where SIMD does not validate; never both).
+// Formulas are MathML in the JS: no fonts. tests/browser/budget.test.mjs measures the same in
+// Chromium; the budgets are checked there and here.
+const larger = (files) => [measure([...files, ...simd]), measure([...files, ...scalar])].sort((a, b) => b[1] - a[1])[0];
+const calculator = larger([...widgetJs.filter((f) => !labChunks.includes(f)), ...css]);
+const withLabs = larger([...widgetJs, ...css]);
 console.log(`dist/ written: ${all.length} files`);
 console.log(`  widget JS, calculator only:                   ${kb(measure(widgetJs.filter((f) => !labChunks.includes(f))))}`);
 console.log(`  widget JS with the four labs:                 ${kb(measure(widgetJs))}`);
 console.log(`  all our JS (with the page, frame and guide):  ${kb(measure(ourJs))}`);
+console.log(`  stylesheet:                                   ${kb(measure(css))}`);
 console.log(`  wasm SIMD build (.wasm + .mjs glue):          ${kb(measure(simd))}`);
 console.log(`  wasm scalar build (.wasm + .mjs glue):        ${kb(measure(scalar))}`);
-console.log(`  one page at most (widget, labs, one build):   ${kb(perPage)} (budget 150 KB gzip)`);
-console.log(`  widget JS + both wasm builds (all of dist/):  ${kb(measure([...widgetJs, ...simd, ...scalar]))}`);
-console.log(`  KaTeX, apart:                                 ${kb(measure(katex))}`);
-if (perPage[1] > 150 * 1000) {
-  console.error('dist/: one page\'s JS plus its wasm exceed the 150 KB gzip budget');
+console.log(`  one embed, any calculator panels:             ${kb(calculator)} (budgets: 150 KB gzip, 110 KB for panels="weights")`);
+console.log(`  one embed with all four labs:                 ${kb(withLabs)}`);
+// Every calculator panel, panels="weights" included, loads the same files. The 110 KB budget of
+// panels="weights" is not met yet (the calculator's JS loads whole for any panel): a warning, so
+// the build still works; tests/browser/budget.test.mjs holds it as a known todo.
+if (calculator[1] > 110 * 1000) {
+  console.warn('dist/: warning: one embed (JS, stylesheet, one wasm build) exceeds the 110 KB gzip budget of panels="weights"');
+}
+if (withLabs[1] > 150 * 1000) {
+  console.error('dist/: one embed with every lab exceeds the 150 KB gzip budget');
   process.exitCode = 1;
 }

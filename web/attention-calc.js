@@ -4,7 +4,7 @@
  *   <script type="module" src="…/attention-calc.js"></script>
  *   <attention-calc q="1 1; 0 1; -1 0" mask="causal" panels="weights"></attention-calc>
  *
- * It finds its WebAssembly core, stylesheet and KaTeX beside this file, so nothing else is
+ * It finds its WebAssembly core and stylesheet beside this file, so nothing else is
  * needed. Every number comes from the C++ core. Several elements on a page share one loaded
  * core; an element starts its work when it comes within 300 px of the viewport.
  *
@@ -175,13 +175,6 @@ function unfollowPageTheme(element) {
 const waiting = new Set();
 window.addEventListener('beforeprint', () => { for (const e of [...waiting]) e[START_NOW](); });
 
-// KaTeX's @font-face rules must live in the document: fonts declared inside a shadow root are
-// not loaded. This stylesheet holds nothing else, so no style leaks into the page.
-function ensureFonts() {
-  if (document.querySelector('link[data-attention-calc-fonts]')) return;
-  document.head.append(h('link', { rel: 'stylesheet', href: asset('vendor/katex/katex-fonts.css'), dataset: { attentionCalcFonts: '' } }));
-}
-
 export class AttentionCalcElement extends HTMLElement {
   static observedAttributes = [...MATRIX_ATTRIBUTES, ...VIEW_ATTRIBUTES, 'loading'];
 
@@ -209,13 +202,11 @@ export class AttentionCalcElement extends HTMLElement {
     keepKeysInside(this.#root);
     this.#status = h('p', { class: 'calc-loading', part: 'status', role: 'status', text: 'Loading the attention calculator…' });
     this.#root.append(
-      h('link', { rel: 'stylesheet', href: asset('vendor/katex/katex.min.css') }),
       h('link', { rel: 'stylesheet', href: asset('calc/calculator.css') }),
       this.#status);
   }
 
   connectedCallback() {
-    ensureFonts();
     followPageTheme(this);
     this.#watchSize();
     if (this.#started) return;

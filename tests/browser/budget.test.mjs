@@ -1,0 +1,88 @@
+// issue 11, "every byte a page downloads": what one embed really transfers (JS, wasm, CSS,
+// fonts), from dist/ under a server that gzips as a static host does, against the budgets.
+// Needs dist/: `bash tools/build.sh dist` (npm test builds it first).
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { CSP, startServer } from '../../tools/serve.mjs';
+import { launchChromium, openPage } from './chromium.mjs';
+
+const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
+const KB = 1000;
+
+/**
+ * Loads `url` (or a course page holding `body`), waits until the element has shown its numbers,
+ * its fonts are in and the network is quiet, and returns { total, files: [[path, bytes]] }: the
+ * compressed body bytes of every response but the page's own HTML.
+ */
+async function transferred(env, { body, path, quiet = true }) {
+  const { context, page, problems } = await openPage(env.browser);
+  const url = new URL(path ?? 'lesson.html', env.url).href;
+  if (body) {
+    await context.route(url, (route) => route.fulfill({
+      contentType: 'text/html; charset=utf-8',
+      headers: { 'Content-Security-Policy': CSP },
+      body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A lesson</title>'
+        + `<script type="module" src="attention-calc.js"></script></head><body>${body}</body></html>`,
+    }));
+  }
+  const responses = [];
+  page.on('requestfinished', (request) => { if (request.url() !== url) responses.push(request); });
+  await page.goto(url);
+  await page.waitForFunction(() => {
+    const calc = document.querySelector('attention-calc');
+    return calc && calc.shadowRoot && !calc.loading && calc.shadowRoot.querySelector('.calc-loading') === null;
+  }, null, { timeout: 20_000 }).catch(() => {});
+  await page.evaluate(async () => {
+    await document.querySelector('attention-calc')?.ready;
+    await document.fonts.ready;
+  });
+  await page.waitForLoadState('networkidle');
+  const files = [];
+  for (const request of responses) {
+    const sizes = await request.sizes();
+    files.push([new URL(request.url()).pathname, sizes.responseBodySize]);
+  }
+  await context.close();
+  if (quiet) assert.deepEqual(problems, []);
+  return { total: files.reduce((sum, [, bytes]) => sum + bytes, 0), files };
+}
+
+const report = ({ total, files }) =>
+  `${(total / KB).toFixed(1)} KB gzip in ${files.length} files:\n${files.map(([p, b]) => `  ${p} ${(b / KB).toFixed(1)} KB`).join('\n')}`;
+
+describe('issue 11: every byte one embed transfers, gzip-compressed, within the budget', { skip: !existsSync(DIST) && 'dist/ is not built' }, () => {
+  const env = { browser: null, url: null, server: null };
+  before(async () => {
+    ({ server: env.server, url: env.url } = await startServer({ root: DIST, gzip: true }));
+    env.browser = await launchChromium();
+  });
+  after(async () => {
+    await env.browser?.close();
+    env.server?.close();
+  });
+
+  test('issue 11: the full calculator (default panels) transfers ≤ 150 KB gzip, KaTeX, CSS and fonts included', async () => {
+    const sizes = await transferred(env, { body: '<attention-calc></attention-calc>' });
+    console.log(`full calculator: ${report(sizes)}`);
+    assert.ok(sizes.files.some(([p]) => p.endsWith('.wasm')), 'the wasm was counted');
+    assert.ok(!sizes.files.some(([p]) => /katex|woff2/i.test(p)), 'no TeX engine or font is downloaded');
+    assert.ok(sizes.total <= 150 * KB, `the full calculator transfers ${report(sizes)}`);
+  });
+
+  // Known open: every panel loads the calculator's whole JS (about 32 KB gzip) beside the 76 KB
+  // wasm build; reaching 110 KB needs the calculator's code split by panel.
+  test('issue 11: panels="weights" transfers ≤ 110 KB gzip', { todo: 'the calculator JS is not split by panel yet (about 112 KB)' }, async () => {
+    const sizes = await transferred(env, { body: '<attention-calc panels="weights"></attention-calc>' });
+    console.log(`panels="weights": ${report(sizes)}`);
+    assert.ok(sizes.total <= 110 * KB, `panels="weights" transfers ${report(sizes)}`);
+  });
+
+  test('issue 11: the calculator page (index.html), for information', async () => {
+    const sizes = await transferred(env, { path: 'index.html', quiet: false });
+    console.log(`index.html: ${report(sizes)}`);
+    assert.ok(sizes.total > 0);
+  });
+});
