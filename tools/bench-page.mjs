@@ -1,9 +1,11 @@
 // Measures the calculator page in headless Chromium (a benchmark that prints figures, not a test):
 //   - time from navigation to interactive (the core loaded and the first result shown);
 //   - median time from an input event to every number updated, at 3×3 and at n = d = 8;
-//   - the page's own JS and wasm bytes, raw and gzip (KaTeX counted apart).
+//   - the page's own JS and wasm bytes, raw and gzip (KaTeX, if present, counted apart).
+// It prints the processor and the load average first: on a busy machine the figures are noise.
 // Usage: npm run bench:page   (after a build; `npm test` or `npm run build` builds)
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -12,9 +14,11 @@ import { launchChromium, openPage } from '../tests/browser/chromium.mjs';
 import { startServer } from './serve.mjs';
 
 const WEB = fileURLToPath(new URL('../web/', import.meta.url));
-const RUNS = 7, EDITS = 60;
+const RUNS = 11, EDITS = 60;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+const load = () => loadavg().map((x) => x.toFixed(2)).join(', ');
+console.log(`${cpus()[0].model}, ${cpus().length} cores; load average before: ${load()}`);
 const { server, url } = await startServer({ root: WEB });
 const browser = await launchChromium();
 try {
@@ -26,7 +30,7 @@ try {
     interactive.push(await page.evaluate(() => performance.getEntriesByName('attention-calc interactive')[0].startTime));
     await context.close();
   }
-  console.log(`navigation to interactive: median ${median(interactive).toFixed(1)} ms over ${RUNS} fresh pages (min ${Math.min(...interactive).toFixed(1)}, max ${Math.max(...interactive).toFixed(1)})`);
+  console.log(`time to first numbers (navigation to interactive): median ${median(interactive).toFixed(1)} ms over ${RUNS} fresh pages (min ${Math.min(...interactive).toFixed(1)}, max ${Math.max(...interactive).toFixed(1)})`);
 
   const { page, context } = await openPage(browser);
   await page.goto(url);
@@ -39,9 +43,10 @@ try {
     const input = page.getByLabel('Q row 1 column 1', { exact: true });
     for (let e = 0; e < EDITS; e++) await input.fill(String((e % 17) / 4 - 2));
     const times = await page.evaluate(() => performance.getEntriesByName('attention-calc update').map((m) => m.duration));
-    console.log(`input event to all numbers updated, ${label}: median ${median(times).toFixed(2)} ms over ${times.length} edits (max ${Math.max(...times).toFixed(2)})`);
+    console.log(`input event to all numbers updated, ${label}: median ${median(times).toFixed(2)} ms over ${times.length} edits (min ${Math.min(...times).toFixed(2)}, max ${Math.max(...times).toFixed(2)})`);
   }
   await context.close();
+  console.log(`load average after: ${load()}`);
 } finally {
   await browser.close();
   server.close();
@@ -51,18 +56,19 @@ try {
 function files(dir) {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? (name === 'vendor' ? [] : files(path)) : [path];
+    return statSync(path).isDirectory() ? (path === KATEX ? [] : files(path)) : [path];
   });
 }
+const KATEX = join(WEB, 'vendor', 'katex');
 const groups = {
-  'our JS (page + attention.js + calc/)': files(WEB).filter((f) => /\.js$/.test(f)),
+  'our JS (page + attention.js + calc/ + labs/ + vendor/*.js)': files(WEB).filter((f) => /\.js$/.test(f)),
   'CSS': files(WEB).filter((f) => /\.css$/.test(f)),
   'wasm SIMD build (.mjs glue + .wasm)': files(join(WEB, 'wasm')).filter((f) => /attention-simd\./.test(f)),
-  'KaTeX (apart: katex.mjs, css, woff2 fonts)': files(join(WEB, 'vendor')),
+  ...(existsSync(KATEX) ? { 'KaTeX (apart: vendor/katex)': files(KATEX) } : {}),
 };
 for (const [label, list] of Object.entries(groups)) {
   const raw = list.reduce((sum, f) => sum + statSync(f).size, 0);
   const gz = list.reduce((sum, f) => sum + gzipSync(readFileSync(f), { level: 9 }).length, 0);
   console.log(`${label}: ${(raw / 1024).toFixed(1)} KiB raw, ${(gz / 1024).toFixed(1)} KiB gzip (${list.length} files)`);
 }
-console.log(`files: ${files(WEB).filter((f) => !f.includes('vendor')).map((f) => relative(WEB, f)).join(', ')}`);
+console.log(`files: ${files(WEB).map((f) => relative(WEB, f)).join(', ')}`);

@@ -4,6 +4,9 @@ import './attention-calc.js';
 import { COMMIT_MS } from './calc/grid.js';
 import { brokenLinkMessage, defaultState, fromHash } from './calc/state.js';
 
+// Start compiling the core now: the element asks for the same one only once it is laid out.
+// Its failure is the element's to report.
+const core = loadAttention().catch(() => null);
 const calc = document.getElementById('calculator');
 const notice = document.getElementById('notice');
 
@@ -47,7 +50,7 @@ window.addEventListener('hashchange', () => {
 
 await calc.ready;
 if (calc.result) {
-  const { simd } = await loadAttention();
+  const { simd } = await core;
   document.getElementById('build').textContent = `${simd ? 'WebAssembly SIMD' : 'scalar WebAssembly'} build`;
   document.body.dataset.ready = simd ? 'simd' : 'scalar';
   performance.mark('attention-calc interactive');
