@@ -49,10 +49,12 @@ await build({
   logLevel: 'warning',
 });
 for (const path of COPIED) cpSync(join(WEB, path), join(DIST, path), { recursive: true });
-// Emscripten's JS glue comes out readable; minified it is a quarter smaller over the wire.
-for (const name of readdirSync(join(DIST, 'wasm')).filter((n) => n.endsWith('.mjs'))) {
-  const path = join(DIST, 'wasm', name);
-  const { code } = await transform(readFileSync(path, 'utf8'), { format: 'esm', target: 'es2022', minify: true, legalComments: 'none' });
+// Emscripten's JS glue comes out readable, the stylesheet commented: minified, each is a quarter
+// smaller over the wire.
+const minified = [...readdirSync(join(DIST, 'wasm')).filter((n) => n.endsWith('.mjs')).map((n) => join(DIST, 'wasm', n)), join(DIST, 'calc/calculator.css')];
+for (const path of minified) {
+  const loader = path.endsWith('.css') ? 'css' : 'js';
+  const { code } = await transform(readFileSync(path, 'utf8'), { loader, format: loader === 'js' ? 'esm' : undefined, target: 'es2022', minify: true, legalComments: 'none' });
   writeFileSync(path, code);
 }
 
@@ -94,7 +96,8 @@ console.log(`  one embed, any calculator panels:             ${kb(calculator)} (
 console.log(`  one embed with all four labs:                 ${kb(withLabs)}`);
 // Every calculator panel, panels="weights" included, loads the same files. The 110 KB budget of
 // panels="weights" is not met yet (the calculator's JS loads whole for any panel): a warning, so
-// the build still works; tests/browser/budget.test.mjs holds it as a known todo.
+// the build still works; tests/browser/budget.test.mjs holds it as a known todo. These static
+// sums count every shared chunk, also those only the pages use: an upper bound on the browser's.
 if (calculator[1] > 110 * 1000) {
   console.warn('dist/: warning: one embed (JS, stylesheet, one wasm build) exceeds the 110 KB gzip budget of panels="weights"');
 }

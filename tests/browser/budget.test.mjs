@@ -72,9 +72,9 @@ describe('issue 11: every byte one embed transfers, gzip-compressed, within the 
     assert.ok(sizes.total <= 150 * KB, `the full calculator transfers ${report(sizes)}`);
   });
 
-  // Known open: every panel loads the calculator's whole JS (about 32 KB gzip) beside the 76 KB
+  // Known open: every panel loads the calculator's whole JS (about 31 KB gzip) beside the 76 KB
   // wasm build; reaching 110 KB needs the calculator's code split by panel.
-  test('issue 11: panels="weights" transfers ≤ 110 KB gzip', { todo: 'the calculator JS is not split by panel yet (about 112 KB)' }, async () => {
+  test('issue 11: panels="weights" transfers ≤ 110 KB gzip', { todo: 'the calculator JS is not split by panel yet: about 111 KB' }, async () => {
     const sizes = await transferred(env, { body: '<attention-calc panels="weights"></attention-calc>' });
     console.log(`panels="weights": ${report(sizes)}`);
     assert.ok(sizes.total <= 110 * KB, `panels="weights" transfers ${report(sizes)}`);
