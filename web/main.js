@@ -44,9 +44,10 @@ function applyHash() {
 
 calc.linkTarget = new URL(location.pathname, location.href).href;
 applyHash();
-// The URL follows the state once typing pauses (the grids' commit rule), not on every
-// keystroke: history.replaceState costs more than the rest of an update. Leaving a cell, or
-// the page, writes it at once.
+// The URL follows the committed state, as the calculator does: a keystroke in a cell is written
+// once typing pauses (the grids' commit rule), not on every key, as history.replaceState costs
+// more than the rest of an update; any other control, leaving the calculator or the page
+// writes it at once.
 let urlPending = null;
 function writeUrl() {
   clearTimeout(urlPending);
@@ -54,7 +55,17 @@ function writeUrl() {
   const hash = `#${calc.hash}`;
   if (location.hash !== hash) history.replaceState(null, '', hash);
 }
+// Set while an input event from a text field crosses the element (capture, then bubble): the
+// calculator's change event fires in between, from the cell's own listener.
+let typing = false;
+const TYPED = new Set(['text', 'number', 'search']);
+calc.addEventListener('input', (e) => {
+  const field = e.composedPath()[0];
+  typing = field instanceof HTMLInputElement && TYPED.has(field.type);
+}, { capture: true });
+calc.addEventListener('input', () => { typing = false; });
 calc.addEventListener('attention-change', () => {
+  if (!typing) return writeUrl();
   clearTimeout(urlPending);
   urlPending = setTimeout(writeUrl, COMMIT_MS);
 });
