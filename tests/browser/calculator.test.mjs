@@ -83,7 +83,8 @@ describe('the calculator page', () => {
       assert.deepEqual(await matrixShown('Weights', 3, 3), want.weights.map((r) => r.map(shown)), `Q11 = ${typed}`);
       assert.deepEqual(await matrixShown('Output', 3, 2), want.output.map((r) => r.map(shown)), `Q11 = ${typed}`);
     }
-    assert.match(await page.evaluate(() => location.hash), /q=-3,1;0,1;-1,0/);
+    // The URL follows the calculator once typing pauses (not on every keystroke).
+    await page.waitForFunction(() => /q=-3,1;0,1;-1,0/.test(location.hash), null, { timeout: 5000 });
   });
 
   it('explains each computed number with the actual numbers', async () => {
