@@ -49,7 +49,6 @@ export function startServer({ root, port = 0, host = '127.0.0.1', gzip = false }
         body = gzipSync(body); // zlib's default level, 6, as Apache's mod_deflate uses; tools/dist.mjs counts the same
         Object.assign(headers, { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
       }
-      headers['Content-Length'] = body.length;
       res.writeHead(200, headers);
       res.end(body);
     } catch (error) {
