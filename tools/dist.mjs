@@ -48,7 +48,8 @@ await build({
   external: ['node:*'], // attention.js reads the .wasm from disk only under Node
   logLevel: 'warning',
 });
-for (const path of COPIED) cpSync(join(WEB, path), join(DIST, path), { recursive: true });
+// Copies, never links: dist/ files are rewritten below and must not write through to web/.
+for (const path of COPIED) cpSync(join(WEB, path), join(DIST, path), { recursive: true, dereference: true });
 // Emscripten's JS glue comes out readable, the stylesheet commented: minified, each is a quarter
 // smaller over the wire.
 const minified = [...readdirSync(join(DIST, 'wasm')).filter((n) => n.endsWith('.mjs')).map((n) => join(DIST, 'wasm', n)), join(DIST, 'calc/calculator.css')];
