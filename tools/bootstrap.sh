@@ -23,7 +23,7 @@ log() { printf '[bootstrap] %s\n' "$*"; }
 
 # --- Debian packages -------------------------------------------------------
 packages=(emscripten doctest-dev cmake g++ make chromium wabt clang-14 libclang-rt-14-dev python3-torch
-          firefox-esr webkit2gtk-driver libwebkit2gtk-4.1-0 xvfb xauth)
+          firefox-esr webkit2gtk-driver libwebkit2gtk-4.1-0 xvfb xauth fonts-dejavu-extra)
 ((want_torch)) && packages+=(python3-numpy libopenblas0-pthread)
 missing=()
 for p in "${packages[@]}"; do
