@@ -406,6 +406,9 @@ bool run_output(double n, double m, double d, double dv, bool causal) {
     attn::attention_output(b.q.data(), b.k.data(), b.v.data(), output_shape(n, m, d, dv), causal, b.out.data(),
                            b.workspace);
     return true;
+  } catch (const std::bad_alloc&) {
+    output_error() = "out of memory: the inputs are too large for this page";  // as guard_call says
+    return false;
   } catch (const std::exception& e) {
     output_error() = e.what();
     return false;

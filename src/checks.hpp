@@ -65,8 +65,8 @@ double distance_to_hull(const MatrixView& points, const float* z);
 // inside (a pitfall) go to the search, whose passes over the values (one to measure, one per
 // iteration; at most kHullMaxIterations + 1 per row) share a budget of max(n, 2^28 / (m·d_v))
 // passes for the whole call: one per row on average, or up to 2^28 multiply-adds (a fraction
-// of a second) in all. A row left without a step is unproven. Total: at most two passes over
-// the values per row, O(n·m·d_v), the order of A·V itself and of float64_max_abs_diff. d_v = 2
+// of a second) in all. A row left without a step is unproven. Total: O(n·m·d_v + 2^28), about
+// two passes over the values per row at large n, the order of A·V itself and of float64_max_abs_diff. d_v = 2
 // costs O(m log m) once and O(h) per row for a hull of h corners.
 AttentionChecks check_attention(const AttentionResult& result, const MatrixView& v);
 

@@ -189,7 +189,7 @@ class Attention {
     }
     const biases = {};
     for (const [key, name] of [['bq', 'b_Q'], ['bk', 'b_K'], ['bv', 'b_V'], ['bo', 'b_O']]) {
-      biases[key] = argument(name, () => toVector(o[key], name));
+      biases[key] = argument(name, () => toVector(o[key], name, L));
     }
     const raw = unwrap(
       this.#core.multiHead({
@@ -240,6 +240,8 @@ class Attention {
     // The core's buffers only move when a new size makes them grow.
     const shape = `${n} ${m} ${d} ${dv}`;
     if (this.#outputShape !== shape) {
+      // Forgotten first: a prepare that fails halfway may already have moved some buffers.
+      this.#outputShape = '';
       this.#outputAt = unwrap(this.#core.prepareOutput(n, m, d, dv));
       this.#outputShape = shape;
     }
@@ -659,9 +661,10 @@ function flatToMatrix(value, name, limits) {
   return { rows, cols, data: copy };
 }
 
-function toVector(value, name) {
+function toVector(value, name, limits) {
   if (value === undefined || value === null) return undefined;
   const list = listOf(value, name) ?? fail(`${name} must be an array of numbers (got ${describe(value)})`);
+  toDimension(list.length, `${name}.length`, name, 'entries', limits.maxCols); // before reading a huge list
   return Float32Array.from(readEach(list, (x, j) => toFloat(x, `${name} entry ${j + 1}`)));
 }
 
@@ -725,6 +728,9 @@ function toMask(mask, n, m, limits) {
     const { keys } = mask;
     const list = listOf(keys, 'mask.keys') ??
       fail(`mask.keys must be an array of true/false flags, one per key (got ${describe(keys)})`);
+    // Only the limit here, before reading, so a huge list fails at once instead of being copied;
+    // the core checks the count against K.
+    toDimension(list.length, 'mask.keys.length', 'mask.keys', 'flags', limits.maxRows);
     return { kind: 'key_padding', hidden: Uint8Array.from(readEach(list, (x, j) => toFlag(x, `mask.keys[${j}]`))) };
   }
   fail(`mask must be 'none', 'causal', { keys: boolean[] } or a boolean[][] grid (got ${describe(mask)})`);

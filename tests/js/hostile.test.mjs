@@ -548,6 +548,11 @@ describe('issue 10 regressions in the JS API', () => {
     const row = new Array(65536).fill(false);
     throwsExactly(() => attn.attention({ q: new Array(65536).fill([1]), k: new Array(65536).fill([1]), v: [[1]], mask: new Array(65536).fill(row) }),
       'mask is 65536×65536, over the limit of 4194304 entries for one attention matrix');
+    // Found in review: key flags and biases were read whole before any length check.
+    throwsExactly(() => attn.attention({ q: Q, k: K, v: V, mask: { keys: sparseOfLength(2 ** 32 - 1) } }),
+      'mask.keys has 4294967295 flags, over the limit of 65536');
+    throwsExactly(() => attn.multiHead({ x: V, wq: I2, wk: I2, wv: I2, wo: I2, bq: sparseOfLength(2 ** 32 - 1) }),
+      'b_Q has 4294967295 entries, over the limit of 4096');
   });
 
   it('issue 10 messages: { rows: 2**32 + 3, cols: 0 } is refused as given, not as a 3×0 matrix', () => {
