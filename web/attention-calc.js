@@ -41,7 +41,8 @@
  *
  * Other properties:
  *   state       the whole calculator state as a plain object (get a copy, or set one).
- *   hash        the same state as the text of a link's #hash (get, or set).
+ *   hash        the state on screen as the text of a link's #hash (get, or set): while the input
+ *               has a problem, the last valid state, as "Copy link" copies it.
  *   result      the core's result on screen (see attention.d.ts, SingleHeadResult): while the
  *               input has a problem, the last valid one; null before the first.
  *   ready       a Promise that resolves once the core is loaded and the first result shown,
@@ -256,7 +257,9 @@ export class AttentionCalcElement extends HTMLElement {
     else this.#setState(state);
   }
 
-  get hash() { return toHash(this.state); }
+  // The state on screen: while the input has a problem, the last valid one (as "Copy link"
+  // copies), so a page's URL never records a state the core refused.
+  get hash() { return toHash(this.#calc?.shown?.state ?? this.state); }
   set hash(text) {
     const { state, error } = fromHash(text);
     if (error) this.#report(error);

@@ -237,6 +237,23 @@ describe('hostile input through the UI (issue 10)', () => {
     fed++;
   });
 
+  it('issue 10: the URL never records a state the core refused', async () => {
+    // Found in review: after typing pauses the page wrote the refused input into its URL while
+    // the screen showed the last valid state.
+    await openIndex();
+    for (const name of ['Q row 1 column 1', 'K row 1 column 1']) {
+      await cell(name).fill('1e20'); // the score q₁·k₁ = 1e40 overflows float32
+      await cell(name).press('Enter');
+    }
+    await page.waitForTimeout(800); // past the pause after which the URL follows
+    assert.match(await page.locator('.calc-status.error').first().textContent(), /too large/);
+    const hash = await page.evaluate(() => location.hash);
+    // Q₁₁ = 1e20 alone was valid (scores 1e20), so it stays; K₁₁ = 1e20 was refused, so K is the old one.
+    assert.match(hash, /k=1,0;0,1;-1,0/, hash);
+    assert.equal(await calcOf().evaluate((c) => c.hash), hash.slice(1));
+    fed++;
+  });
+
   it('issue 10: frame.html with a broken hash says the link is broken', async () => {
     await page.goto(`${env.url}frame.html#q=1,1;0,oops&k=1,0&v=1`);
     await page.waitForSelector('body[data-ready]');
