@@ -23,7 +23,7 @@ const WEB = join(ROOT, 'web');
 const DIST = join(ROOT, 'dist');
 const ENTRIES = ['attention-calc.js', 'frame.js', 'main.js', 'embed.js'];
 const COPIED = ['index.html', 'frame.html', 'embed.html', 'style.css', 'frame.css', 'embed.css', 'favicon.svg',
-  'attention.d.ts', 'calc/calculator.css', 'wasm'];
+  'attention.d.ts', 'calc/calculator.css', 'labs/labs.css', 'wasm'];
 
 for (const required of ['wasm/attention-simd.wasm', 'wasm/attention-scalar.wasm', 'vendor/tex-formulas.js']) {
   try {
@@ -52,7 +52,7 @@ await build({
 for (const path of COPIED) cpSync(join(WEB, path), join(DIST, path), { recursive: true, dereference: true });
 // Emscripten's JS glue comes out readable, the stylesheet commented: minified, each is a quarter
 // smaller over the wire.
-const minified = [...readdirSync(join(DIST, 'wasm')).filter((n) => n.endsWith('.mjs')).map((n) => join(DIST, 'wasm', n)), join(DIST, 'calc/calculator.css')];
+const minified = [...readdirSync(join(DIST, 'wasm')).filter((n) => n.endsWith('.mjs')).map((n) => join(DIST, 'wasm', n)), join(DIST, 'calc/calculator.css'), join(DIST, 'labs/labs.css')];
 for (const path of minified) {
   const loader = path.endsWith('.css') ? 'css' : 'js';
   const { code } = await transform(readFileSync(path, 'utf8'), { loader, format: loader === 'js' ? 'esm' : undefined, target: 'es2022', minify: true, legalComments: 'none' });
@@ -77,6 +77,7 @@ const pageEntries = ENTRIES.filter((e) => e !== 'attention-calc.js').map((e) => 
 const widgetJs = ourJs.filter((f) => !pageEntries.includes(f));
 const labChunks = widgetJs.filter((f) => /\/(heads|cost|scaling|construct)-[^/]*\.js$/.test(f));
 const css = [join(DIST, 'calc/calculator.css')];
+const labCss = [join(DIST, 'labs/labs.css')];
 const simd = all.filter((f) => /attention-simd\.(wasm|mjs)$/.test(f));
 const scalar = all.filter((f) => /attention-scalar\.(wasm|mjs)$/.test(f));
 // What one page transfers: the widget's JS (with or without the labs), its stylesheet and one
@@ -85,12 +86,12 @@ const scalar = all.filter((f) => /attention-scalar\.(wasm|mjs)$/.test(f));
 // Chromium; the budgets are checked there and here.
 const larger = (files) => [measure([...files, ...simd]), measure([...files, ...scalar])].sort((a, b) => b[1] - a[1])[0];
 const calculator = larger([...widgetJs.filter((f) => !labChunks.includes(f)), ...css]);
-const withLabs = larger([...widgetJs, ...css]);
+const withLabs = larger([...widgetJs, ...css, ...labCss]);
 console.log(`dist/ written: ${all.length} files`);
 console.log(`  widget JS, calculator only:                   ${kb(measure(widgetJs.filter((f) => !labChunks.includes(f))))}`);
 console.log(`  widget JS with the four labs:                 ${kb(measure(widgetJs))}`);
 console.log(`  all our JS (with the page, frame and guide):  ${kb(measure(ourJs))}`);
-console.log(`  stylesheet:                                   ${kb(measure(css))}`);
+console.log(`  stylesheets, calculator and labs:             ${kb(measure(css))}, ${kb(measure(labCss))}`);
 console.log(`  wasm SIMD build (.wasm + .mjs glue):          ${kb(measure(simd))}`);
 console.log(`  wasm scalar build (.wasm + .mjs glue):        ${kb(measure(scalar))}`);
 console.log(`  one embed, any calculator panels:             ${kb(calculator)} (budgets: 150 KB gzip, 110 KB for panels="weights")`);

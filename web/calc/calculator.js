@@ -1,6 +1,7 @@
 // The calculator: inputs, masks and mode in; every step, the heatmap, the hull plot, the checks
 // and the explanations out. It owns no math: each number comes from the core (attn).
 // It renders into any container: the page, or the shadow root of <attention-calc>.
+import { asset } from '../assets.js';
 import { ChecksView } from './checks.js';
 import { h } from './dom.js';
 import { explain } from './explain.js';
@@ -64,6 +65,7 @@ export class Calculator {
     this.explained = null; // { step, i, j } of the cell being explained
     this.inputStart = null;
     this.labs = new Map(); // name → Promise of the lab, built the first time `panels` names it
+    this.labStylesLoaded = null; // the labs' stylesheet, asked for with the first lab
     /** Resolves once every lab that `panels` names is built and shown. */
     this.labsReady = Promise.resolve();
     this.grids = null;     // the calculator's own parts, built the first time a panel needs them
@@ -447,7 +449,7 @@ export class Calculator {
         // A placeholder keeps the labs in PANELS order whichever module arrives first.
         const slot = h('div', { class: 'lab-slot' });
         this.element.append(slot);
-        this.labs.set(name, load().then((Lab) => {
+        this.labs.set(name, Promise.all([load(), this.#labStyles()]).then(([Lab]) => {
           const lab = new Lab({ attn: this.attn, onError: (message) => this.onError(message) });
           slot.replaceWith(lab.element);
           return lab;
@@ -462,6 +464,18 @@ export class Calculator {
       }));
     }
     this.labsReady = Promise.all(pending);
+  }
+
+  // The labs' stylesheet, fetched with the first lab; a lab is shown once it has loaded, so it
+  // never appears unstyled. A stylesheet that fails to load leaves the lab plain, not missing.
+  #labStyles() {
+    this.labStylesLoaded ??= new Promise((resolve) => {
+      const link = h('link', { rel: 'stylesheet', href: asset('labs/labs.css') });
+      link.addEventListener('load', resolve, { once: true });
+      link.addEventListener('error', resolve, { once: true });
+      this.element.append(link);
+    });
+    return this.labStylesLoaded;
   }
 
   // float32 rounds an output to a few units in the last place of the values it averages, so
