@@ -70,8 +70,9 @@
  *                            addEventListener('attention-calc-resize', () => Reveal.layout()).
  *
  * Parts (style them with attention-calc::part(name)):
- *   formula, controls, inputs, masks, steps, weights, explain, plot, checks, share, status,
- *   verified (the f32-against-float64 badge), heads, cost, scaling, construct.
+ *   formula, controls, inputs, masks, result (the weights and the output, beside the inputs
+ *   where there is room), steps, weights, explain, plot, checks, share, status, verified (the
+ *   f32-against-float64 badge), heads, cost, scaling, construct.
  *
  * CSS custom properties (set them on the element or any ancestor):
  *   --calc-ink, --calc-paper, --calc-muted, --calc-accent, --calc-cell, --calc-cell-border,

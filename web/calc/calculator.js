@@ -10,7 +10,7 @@ import { MatrixGrid } from './grid.js';
 import { MaskControls } from './masks.js';
 import { HullPlot } from './plot.js';
 import { coreMask, coreScale, MAX_DIM, MAX_TOKENS, maskReason, PITFALLS, PRESETS, resize, sizes } from './state.js';
-import { StepsView } from './steps.js';
+import { RESULT_STEPS, StepsView } from './steps.js';
 import { tex } from './tex.js';
 
 /** The verified badge's tolerance, relative to max(1, max |V|). */
@@ -168,8 +168,13 @@ export class Calculator {
 
     // The lesson's NumPy-vs-PyTorch check, live: the f32 core against float64 on the same input.
     this.verified = h('span', { class: 'verified', part: 'verified' });
-    this.results = h('section', { class: 'results', role: 'group', 'aria-label': 'Steps', part: 'steps' },
-      h('div', { class: 'results-header', dataset: { panel: 'steps' } }, h('h2', { text: 'Step by step' }), this.verified),
+    // The weights and the output, beside the inputs where there is room: what the lesson is about
+    // is on the first screen, and an edit visibly changes it. The five steps that lead there follow.
+    this.resultPanel = h('section', { class: 'result', role: 'group', 'aria-label': 'Result', part: 'result' },
+      h('div', { class: 'results-header', dataset: { panel: 'steps' } }, h('h2', { text: 'Result' }), this.verified),
+      this.steps.resultElement, this.explanation);
+    this.results = h('section', { class: 'results', role: 'group', 'aria-label': 'Steps', part: 'steps', dataset: { panel: 'steps' } },
+      h('div', { class: 'results-header' }, h('h2', { text: 'Step by step' }), this.steps.stepper.element),
       this.steps.element);
     this.element.prepend(
       h('header', { class: 'calc-header', part: 'formula', dataset: { panel: 'formula' } },
@@ -180,15 +185,17 @@ export class Calculator {
         h('div', { class: 'control-row' }, this.sizeControls, h('label', { class: 'mode' }, 'Mode ', this.modeSelect)),
         h('div', { class: 'control-row presets', role: 'group', 'aria-label': 'Presets' }, this.presetButtons, this.seedBox)),
       this.modeWarning,
-      h('section', { class: 'inputs', role: 'group', 'aria-label': 'Inputs', part: 'inputs', dataset: { panel: 'inputs' } },
-        h('h2', { text: 'Inputs' }),
-        h('p', { class: 'hint', text: 'Type numbers, move with the arrow keys, Tab or Enter, or paste a matrix such as 1 1; 0 1; -1 0.' }),
-        h('div', { class: 'matrices' }, gq.element, gk.element, gv.element),
-        this.inputsNotice),
-      h('section', { class: 'mask-panel', role: 'group', 'aria-label': 'Masks', part: 'masks', dataset: { panel: 'masks' } }, this.masks.element),
-      this.status,
+      h('div', { class: 'workbench' },
+        h('div', { class: 'work-inputs' },
+          h('section', { class: 'inputs', role: 'group', 'aria-label': 'Inputs', part: 'inputs', dataset: { panel: 'inputs' } },
+            h('h2', { text: 'Inputs' }),
+            h('p', { class: 'hint', text: 'Type numbers and move with the arrow keys or Enter; Tab goes on to the next matrix. Paste a matrix such as 1 1; 0 1; -1 0.' }),
+            h('div', { class: 'matrices' }, gq.element, gk.element, gv.element),
+            this.inputsNotice),
+          h('section', { class: 'mask-panel', role: 'group', 'aria-label': 'Masks', part: 'masks', dataset: { panel: 'masks' } }, this.masks.element),
+          this.status),
+        this.resultPanel),
       this.results,
-      this.explanation,
       h('section', { class: 'insight', role: 'group', 'aria-label': 'Plot and checks' },
         h('div', { part: 'plot', dataset: { panel: 'plot' } }, this.plot.element),
         h('div', { class: 'checks-box', part: 'checks', dataset: { panel: 'checks' } }, this.checks.element)),
@@ -375,7 +382,7 @@ export class Calculator {
     const { readonly, precision } = this.options;
     const { n, dk, dv } = sizes(s);
     for (const el of this.element.querySelectorAll('[data-panel]')) el.hidden = !this.#shows(el.dataset.panel);
-    this.results.hidden = !this.#shows('steps') && !this.#shows('weights');
+    this.resultPanel.hidden = !this.#shows('steps') && !this.#shows('weights');
     this.element.classList.toggle('readonly', readonly);
 
     for (const select of this.sizeControls.querySelectorAll('select')) {
@@ -499,6 +506,9 @@ export class Calculator {
     const n = r.weights.length, m = r.weights[0].length;
     const valid = e && e.i < n && (e.step === 'rowSum' || e.j < (e.step === 'output' ? r.output[0].length : m));
     for (const g of this.grids) g.highlightRow(-1);
+    // Under the cell it explains: the result's, or the steps'.
+    const slot = valid && !RESULT_STEPS.has(e.step) ? this.results : this.resultPanel;
+    if (this.explanation.parentNode !== slot) slot.append(this.explanation);
     if (!valid) {
       this.explanation.replaceChildren(h('p', { class: 'hint', text: HINT }));
       return;

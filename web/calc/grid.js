@@ -1,5 +1,6 @@
-// An editable matrix: one <input> per cell, named "Q row i column j". Arrow keys, Tab and Enter
-// move between cells; pasting several numbers replaces the whole matrix.
+// An editable matrix: one <input> per cell, named "Q row i column j". Arrow keys and Enter move
+// between cells; the matrix is one Tab stop (a roving tabindex, the ARIA grid pattern), so Tab
+// goes on to the next matrix. Pasting several numbers replaces the whole matrix.
 //
 // A cell's text is committed on Enter, when focus leaves it, on a paste, or after COMMIT_MS
 // without a keystroke. Text that may still become a number ('-', '1e') is not called wrong
@@ -42,14 +43,18 @@ export class MatrixGrid {
     this.commitNext = false; // a single pasted number commits as soon as it is in the cell
     this.dirty = false;      // typed into since the last commit
     this.inputs = [];
+    this.stop = [0, 0];      // the one cell Tab reaches: the last one focused
     this.messageId = `grid-message-${++nextId}`;
-    this.table = h('table', { class: 'grid' });
+    this.table = h('table', { class: 'grid', role: 'grid', 'aria-label': name });
     this.message = h('p', { class: 'cell-message', id: this.messageId, role: 'alert' });
     this.element = h('figure', { class: 'matrix input-matrix' }, h('figcaption', {}, caption), this.table, this.message);
     this.table.addEventListener('input', (e) => this.#onInput(e.target));
     this.table.addEventListener('keydown', (e) => this.#onKeyDown(e));
     this.table.addEventListener('paste', (e) => this.#onPaste(e));
-    this.table.addEventListener('focusin', (e) => e.target.select?.());
+    this.table.addEventListener('focusin', (e) => {
+      e.target.select?.();
+      if (e.target.dataset?.i !== undefined) this.#rove(Number(e.target.dataset.i), Number(e.target.dataset.j));
+    });
     this.table.addEventListener('focusout', () => this.commit());
   }
 
@@ -148,8 +153,19 @@ export class MatrixGrid {
     const header = colLabels
       ? h('thead', {}, h('tr', {}, rowLabels ? h('td', { class: 'corner' }) : null, colLabels.map((text) => h('th', { scope: 'col', text }))))
       : null;
+    this.stop = [Math.min(this.stop[0], rows - 1), Math.min(this.stop[1], cols - 1)];
+    this.inputs.flat().forEach((input) => { input.tabIndex = -1; });
+    this.inputs[this.stop[0]][this.stop[1]].tabIndex = 0;
     this.table.replaceChildren(...[header, ...this.inputs.map((row, i) =>
       h('tr', {}, rowLabels ? h('th', { scope: 'row', text: rowLabels[i] }) : null, row.map((input) => h('td', {}, input))))].filter(Boolean));
+  }
+
+  // The focused cell becomes the grid's Tab stop.
+  #rove(i, j) {
+    const [pi, pj] = this.stop;
+    if (this.inputs[pi]?.[pj]) this.inputs[pi][pj].tabIndex = -1;
+    this.stop = [i, j];
+    this.inputs[i][j].tabIndex = 0;
   }
 
   #onInput(input) {

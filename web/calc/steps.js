@@ -1,10 +1,16 @@
 // The lesson's steps as labelled matrices: scores, scaled, masked, exp, row sums, weights (with
 // a heatmap), output. Each computed cell is focusable and named "Scores row i column j" etc.;
-// focusing, hovering or tapping it asks for its explanation.
+// focusing, hovering or tapping it asks for its explanation. The weights and the output are the
+// result, shown beside the inputs (resultElement); the five steps before them, in `element`, can
+// be shown one at a time (stepper.js).
 import { h, sub } from './dom.js';
 import { format } from './format.js';
 import { heatmapSvg } from './heatmap.js';
+import { Stepper } from './stepper.js';
 import { tex } from './tex.js';
+
+/** The steps shown as the result, beside the inputs. */
+export const RESULT_STEPS = new Set(['weights', 'output']);
 
 const SCALE_TEX = {
   'none': '\\dfrac{QK^\\top}{\\sqrt{d_k}}',
@@ -46,6 +52,8 @@ export class StepsView {
     this.heatmapBox = h('div', { class: 'heatmap-box' });
     this.saveButton = h('button', { type: 'button', class: 'small', text: 'Save heatmap as SVG', on: { click: () => onSaveHeatmap(this.heatmapBox.querySelector('svg')) } });
     this.element = h('div', { class: 'steps' });
+    this.resultElement = h('div', { class: 'steps result-steps' });
+    this.figures = new Map();
     STEPS.forEach((step, index) => {
       const caption = h('span', { class: 'step-tex' });
       const table = h('table', { class: 'grid computed', dataset: { step: step.key } });
@@ -56,20 +64,25 @@ export class StepsView {
         h('figcaption', {}, h('span', { class: 'step-number', text: `${index + 1}` }), caption, h('span', { class: 'step-note', text: step.note })),
         table);
       if (step.key === 'weights') figure.append(this.heatmapBox, this.saveButton);
-      this.element.append(figure);
+      this.figures.set(step.key, figure);
+      (RESULT_STEPS.has(step.key) ? this.resultElement : this.element).append(figure);
     });
+    this.stepper = new Stepper({ steps: STEPS, figures: this.figures, elsewhere: RESULT_STEPS });
     this.mode = null;
-    this.element.addEventListener('focusin', (e) => this.#explainFrom(e.target));
-    this.element.addEventListener('mouseover', (e) => {
-      if (!pointerMoved(e)) return;
-      this.#explainFrom(e.target);
-    });
-    this.element.addEventListener('click', (e) => this.#explainFrom(e.target, true));
-    this.element.addEventListener('keydown', (e) => this.#onKeyDown(e));
+    for (const box of [this.element, this.resultElement]) {
+      box.addEventListener('focusin', (e) => this.#explainFrom(e.target));
+      box.addEventListener('mouseover', (e) => {
+        if (!pointerMoved(e)) return;
+        this.#explainFrom(e.target);
+      });
+      box.addEventListener('click', (e) => this.#explainFrom(e.target, true));
+      box.addEventListener('keydown', (e) => this.#onKeyDown(e));
+    }
   }
 
   /** onlyWeights: update the weights alone (the other steps are hidden). */
   update(result, state, precision = 3, { onlyWeights = false } = {}) {
+    this.stepper.update(result.weights.length, state.pitfall);
     if (this.mode !== state.pitfall) {
       this.mode = state.pitfall;
       for (const step of STEPS) this.captions.get(step.key).replaceChildren(tex(step.tex(state.pitfall)));
