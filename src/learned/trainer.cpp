@@ -1,0 +1,158 @@
+#include "trainer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "../error.hpp"
+#include "kernels/backward.hpp"
+#include "vocabulary.hpp"
+
+namespace attn::learned {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// The data stream's seed, apart from the initialisation's.
+std::uint64_t data_seed(std::uint64_t seed) { return seed ^ 0x9e3779b97f4a7c15ULL; }
+
+float learning_rate_at(const TrainerOptions& o, std::size_t step) {  // step counts from 1
+  if (step <= o.warmup) return o.learning_rate * float(step) / float(o.warmup);
+  if (o.decay_steps == 0) return o.learning_rate;
+  const double t = std::min(1.0, double(step - o.warmup) / double(o.decay_steps));
+  return float(o.learning_rate * (0.1 + 0.9 * 0.5 * (1.0 + std::cos(kPi * t))));
+}
+
+}  // namespace
+
+void validate(const TrainerOptions& o) {
+  validate(o.model);
+  if (o.batch < 1 || o.batch > 256) {
+    throw Error("batch must be between 1 and 256, got " + std::to_string(o.batch));
+  }
+  if (!(o.learning_rate > 0.0f) || !(o.learning_rate <= 1.0f)) {
+    throw Error("learningRate must be a number greater than 0 and at most 1");
+  }
+  if (o.model.context < 7) throw Error("context must be at least 7 for the copy task");
+  const TaskConfig t = o.task.max_length ? o.task : task_for(o.model.context);
+  if (t.min_length < 2 || t.min_length > t.max_length || 1 + 2 * t.max_length > o.model.context) {
+    throw Error("the copy task's string lengths do not fit the context");
+  }
+}
+
+std::vector<float> initial_parameters(const ModelConfig& c, std::uint64_t seed, float init_sigma) {
+  const Layout lay(c);
+  std::vector<float> p(lay.total);
+  Rng rng(seed);
+  const std::size_t d = c.d_model, V = std::size_t(kVocabulary);
+  fill_normal(p.data() + lay.embed, V * d, rng, init_sigma);
+  fill_normal(p.data() + lay.position, c.context * d, rng, init_sigma);
+  const double w = 1.0 / std::sqrt(double(d));
+  for (std::size_t l = 0; l < c.layers; ++l) {
+    fill_normal(p.data() + lay.qkv[l], d * 3 * d, rng, w);
+    fill_normal(p.data() + lay.out[l], d * d, rng, w);
+  }
+  fill_normal(p.data() + lay.unembed, d * V, rng, w);
+  return p;
+}
+
+Trainer::Trainer(const TrainerOptions& options) : o_(options), data_(data_seed(options.seed)) {
+  validate(o_);
+  if (!o_.task.max_length) o_.task = task_for(o_.model.context);
+  params_ = initial_parameters(o_.model, o_.seed, o_.init_sigma);
+  grads_.assign(params_.size(), 0.0f);
+  m_.assign(params_.size(), 0.0f);
+  v_.assign(params_.size(), 0.0f);
+}
+
+StepReport Trainer::step(std::size_t k) {
+  const ModelConfig& c = o_.model;
+  const std::size_t n = c.context, B = o_.batch;
+  const Layout lay(c);
+  StepReport report;
+  for (std::size_t s = 0; s < k; ++s) {
+    tokens_.resize(B * n);
+    roles_.resize(B * n);
+    for (std::size_t b = 0; b < B; ++b) {
+      const Sequence seq = training_sequence(data_, n, o_.task);
+      const std::vector<int> role = copy_roles(seq);
+      std::copy(seq.tokens.begin(), seq.tokens.end(), tokens_.begin() + std::ptrdiff_t(b * n));
+      std::copy(role.begin(), role.end(), roles_.begin() + std::ptrdiff_t(b * n));
+    }
+    targets_ = next_token_targets(tokens_.data(), B, n);
+    forward(c, params_.data(), tokens_.data(), B, n, acts_);
+    per_position_.resize(B * n);
+    report.loss = loss(acts_, targets_.data(), per_position_.data(), probs_);
+    std::fill(grads_.begin(), grads_.end(), 0.0f);
+    backward(c, params_.data(), tokens_.data(), targets_.data(), acts_, probs_, grads_.data());
+
+    ++step_;
+    kernels::AdamWStep a{learning_rate_at(o_, step_), o_.beta1, o_.beta2, o_.eps, 0.0f,
+                         float(1.0 - std::pow(double(o_.beta1), double(step_))),
+                         float(1.0 - std::pow(double(o_.beta2), double(step_)))};
+    // Embeddings without weight decay, then the matrices (which follow them in the layout) with it.
+    kernels::adamw(params_.data(), grads_.data(), m_.data(), v_.data(), lay.qkv[0], a);
+    a.decay = o_.weight_decay;
+    const std::size_t rest = lay.total - lay.qkv[0];
+    kernels::adamw(params_.data() + lay.qkv[0], grads_.data() + lay.qkv[0], m_.data() + lay.qkv[0],
+                   v_.data() + lay.qkv[0], rest, a);
+  }
+  double first = 0.0, second = 0.0;
+  std::size_t nf = 0, ns = 0;
+  for (std::size_t r = 0; r < roles_.size(); ++r) {
+    if (roles_[r] == 1) first += per_position_[r], ++nf;
+    if (roles_[r] == 2) second += per_position_[r], ++ns;
+  }
+  report.step = step_;
+  report.loss_first_copy = nf ? first / double(nf) : 0.0;
+  report.loss_second_copy = ns ? second / double(ns) : 0.0;
+  return report;
+}
+
+Evaluation evaluate(const ModelConfig& c, const float* params, std::uint64_t seed, std::size_t count,
+                    const TaskConfig& task) {
+  const TaskConfig t = task.max_length ? task : task_for(c.context);
+  Rng rng(seed);
+  const std::size_t n = c.context;
+  Evaluation e;
+  e.heads.assign(c.layers * c.heads, {});
+  std::vector<std::size_t> induction_sequences(e.heads.size(), 0);
+  Activations a;
+  std::vector<float> probs, per(n);
+  double first = 0.0, second = 0.0;
+  std::size_t nf = 0, ns = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    const Sequence s = distinct_sequence(rng, n, t);
+    const std::vector<int> roles = copy_roles(s);
+    const std::vector<int> targets = next_token_targets(s.tokens.data(), 1, n);
+    forward(c, params, s.tokens.data(), 1, n, a);
+    loss(a, targets.data(), per.data(), probs);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (roles[i] == 1) first += per[i], ++nf;
+      if (roles[i] == 2) second += per[i], ++ns;
+    }
+    for (std::size_t l = 0; l < c.layers; ++l) {
+      for (std::size_t h = 0; h < c.heads; ++h) {
+        const HeadScores hs = head_scores(a.weights.data() + (l * c.heads + h) * n * n, n, s.tokens.data());
+        HeadScores& sum = e.heads[l * c.heads + h];
+        sum.previous_token += hs.previous_token;
+        sum.first_token += hs.first_token;
+        if (hs.induction_positions) {
+          sum.induction += hs.induction;
+          sum.induction_positions += hs.induction_positions;
+          ++induction_sequences[l * c.heads + h];
+        }
+      }
+    }
+  }
+  for (std::size_t i = 0; i < e.heads.size(); ++i) {
+    e.heads[i].previous_token /= double(count);
+    e.heads[i].first_token /= double(count);
+    if (induction_sequences[i]) e.heads[i].induction /= double(induction_sequences[i]);
+  }
+  e.loss_first_copy = nf ? first / double(nf) : 0.0;
+  e.loss_second_copy = ns ? second / double(ns) : 0.0;
+  return e;
+}
+
+}  // namespace attn::learned

@@ -1,0 +1,174 @@
+// The native trainer behind `npm run train`: trains the learned-heads model from a seed and
+// writes the checkpoint (web/learned-heads.bin) and its record (web/learned-heads.json).
+// The same command reproduces both bit for bit. Options (all optional) override the defaults:
+//   --seed N --steps N --batch N --lr X --warmup N --decay N --layers N --heads N --d-model N
+//   --context N --scale sqrt|none --weight-decay X --init-sigma X --eval-every N --out DIR
+//   --no-write (tuning: print the curve, write nothing)
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "learned/checkpoint.hpp"
+#include "learned/trainer.hpp"
+#include "learned/vocabulary.hpp"
+
+using namespace attn::learned;
+
+namespace {
+
+// The shipped checkpoint's recipe (see the record it writes and the issue's closing note).
+TrainerOptions shipped_options() {
+  TrainerOptions o;
+  o.model.layers = 2;
+  o.model.heads = 4;
+  o.model.d_model = 32;
+  o.model.context = 33;
+  o.seed = 1;
+  o.batch = 32;
+  o.learning_rate = 3e-3f;
+  o.warmup = 100;
+  o.decay_steps = 0;
+  return o;
+}
+
+constexpr std::uint64_t kEvalSeed = 20261201;
+constexpr std::size_t kEvalSequences = 256;
+
+struct Goals {
+  double previous_token = 0, first_token = 0, induction = 0, ratio = 0;
+  bool met() const { return previous_token >= 0.7 && induction >= 0.7 && first_token >= 0.3 && ratio <= 0.15; }
+};
+
+Goals goals_of(const ModelConfig& c, const Evaluation& e) {
+  Goals g;
+  for (std::size_t l = 0; l < c.layers; ++l) {
+    for (std::size_t h = 0; h < c.heads; ++h) {
+      const HeadScores& s = e.heads[l * c.heads + h];
+      if (l == 0) g.previous_token = std::max(g.previous_token, s.previous_token);
+      if (l == 1) g.induction = std::max(g.induction, s.induction);
+      g.first_token = std::max(g.first_token, s.first_token);
+    }
+  }
+  g.ratio = e.loss_second_copy / e.loss_first_copy;
+  return g;
+}
+
+std::string json_number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  TrainerOptions o = shipped_options();
+  std::size_t steps = 3000, eval_every = 250;
+  std::string out_dir = "web";
+  bool write = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "train: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--seed") o.seed = std::strtoull(next(), nullptr, 10);
+    else if (a == "--steps") steps = std::strtoull(next(), nullptr, 10);
+    else if (a == "--batch") o.batch = std::strtoull(next(), nullptr, 10);
+    else if (a == "--lr") o.learning_rate = std::strtof(next(), nullptr);
+    else if (a == "--warmup") o.warmup = std::strtoull(next(), nullptr, 10);
+    else if (a == "--decay") o.decay_steps = std::strtoull(next(), nullptr, 10);
+    else if (a == "--layers") o.model.layers = std::strtoull(next(), nullptr, 10);
+    else if (a == "--heads") o.model.heads = std::strtoull(next(), nullptr, 10);
+    else if (a == "--d-model") o.model.d_model = std::strtoull(next(), nullptr, 10);
+    else if (a == "--context") o.model.context = std::strtoull(next(), nullptr, 10);
+    else if (a == "--scale") o.model.scale = std::strcmp(next(), "none") == 0 ? ScaleMode::none : ScaleMode::sqrt_d_k;
+    else if (a == "--weight-decay") o.weight_decay = std::strtof(next(), nullptr);
+    else if (a == "--init-sigma") o.init_sigma = std::strtof(next(), nullptr);
+    else if (a == "--min-length") o.task.min_length = std::strtoull(next(), nullptr, 10);
+    else if (a == "--max-length") o.task.max_length = std::strtoull(next(), nullptr, 10);
+    else if (a == "--eval-every") eval_every = std::strtoull(next(), nullptr, 10);
+    else if (a == "--out") out_dir = next();
+    else if (a == "--no-write") write = false;
+    else {
+      std::fprintf(stderr, "train: unknown option %s\n", a.c_str());
+      return 2;
+    }
+  }
+  if (o.task.max_length && !o.task.min_length) o.task.min_length = task_for(o.model.context).min_length;
+
+  try {
+    Trainer t(o);
+    const auto start = std::chrono::steady_clock::now();
+    double train_seconds = 0;
+    std::ostringstream curve;
+    StepReport r;
+    Evaluation e;
+    Goals g;
+    long first_met = -1;
+    while (t.steps() < steps) {
+      const auto t0 = std::chrono::steady_clock::now();
+      r = t.step(std::min(eval_every, steps - t.steps()));
+      train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      e = evaluate(o.model, t.parameters().data(), kEvalSeed, kEvalSequences, o.task);
+      g = goals_of(o.model, e);
+      if (g.met() && first_met < 0) first_met = long(t.steps());
+      std::printf("step %5zu  loss %.3f  copy1 %.3f copy2 %.3f | eval copy1 %.3f copy2 %.3f ratio %.3f  prev %.2f ind %.2f first %.2f%s\n",
+                  r.step, r.loss, r.loss_first_copy, r.loss_second_copy, e.loss_first_copy, e.loss_second_copy,
+                  g.ratio, g.previous_token, g.induction, g.first_token, g.met() ? "  goals met" : "");
+      std::fflush(stdout);
+      curve << (curve.tellp() > 0 ? ",\n    " : "") << "{ \"step\": " << r.step << ", \"loss\": " << json_number(r.loss)
+            << ", \"lossFirstCopy\": " << json_number(e.loss_first_copy)
+            << ", \"lossSecondCopy\": " << json_number(e.loss_second_copy) << " }";
+    }
+    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("%zu steps in %.1f s of training (%.1f steps/s), %.1f s with evaluation; goals first met at step %ld\n",
+                t.steps(), train_seconds, double(t.steps()) / train_seconds, total, first_met);
+    if (!write) return 0;
+
+    Checkpoint c{o.model, o.seed, t.steps(), t.parameters()};
+    const auto bytes = serialize(c);
+    std::ofstream(out_dir + "/learned-heads.bin", std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    std::ostringstream j;
+    j << "{\n  \"generator\": \"tools/train.cpp (npm run train); do not edit\",\n"
+      << "  \"seed\": " << o.seed << ",\n  \"steps\": " << t.steps() << ",\n"
+      << "  \"config\": { \"layers\": " << o.model.layers << ", \"heads\": " << o.model.heads
+      << ", \"dModel\": " << o.model.d_model << ", \"context\": " << o.model.context << ", \"scale\": \""
+      << (o.model.scale == ScaleMode::none ? "none" : "sqrt") << "\" },\n"
+      << "  \"training\": { \"batch\": " << o.batch << ", \"learningRate\": " << json_number(o.learning_rate)
+      << ", \"warmup\": " << o.warmup << ", \"decaySteps\": " << o.decay_steps
+      << ", \"weightDecay\": " << json_number(o.weight_decay) << ", \"beta1\": " << json_number(o.beta1)
+      << ", \"beta2\": " << json_number(o.beta2) << ", \"stringLengths\": [" << o.task.min_length << ", "
+      << o.task.max_length << "] },\n"
+      << "  \"evaluation\": { \"seed\": " << kEvalSeed << ", \"sequences\": " << kEvalSequences
+      << ", \"lossFirstCopy\": " << json_number(e.loss_first_copy)
+      << ", \"lossSecondCopy\": " << json_number(e.loss_second_copy)
+      << ", \"ratio\": " << json_number(g.ratio) << ", \"goalsMet\": " << (g.met() ? "true" : "false")
+      << ", \"goalsFirstMetAtStep\": " << first_met << " },\n  \"finalTrainingLoss\": " << json_number(r.loss)
+      << ",\n  \"heads\": [";
+    for (std::size_t l = 0; l < o.model.layers; ++l) {
+      for (std::size_t h = 0; h < o.model.heads; ++h) {
+        const HeadScores& s = e.heads[l * o.model.heads + h];
+        j << (l + h ? ",\n    " : "\n    ") << "{ \"layer\": " << l + 1 << ", \"head\": " << h + 1
+          << ", \"previousToken\": " << json_number(s.previous_token) << ", \"firstToken\": "
+          << json_number(s.first_token) << ", \"induction\": " << json_number(s.induction) << " }";
+      }
+    }
+    j << "\n  ],\n  \"curve\": [\n    " << curve.str() << "\n  ]\n}\n";
+    std::ofstream(out_dir + "/learned-heads.json") << j.str();
+    std::printf("wrote %s/learned-heads.bin (%zu bytes) and %s/learned-heads.json\n", out_dir.c_str(),
+                bytes.size(), out_dir.c_str());
+  } catch (const std::exception& ex) {
+    std::fprintf(stderr, "train: %s\n", ex.what());
+    return 1;
+  }
+  return 0;
+}
