@@ -1,0 +1,152 @@
+// Builds real sites that embed <attention-calc> as a course author would, from this project's
+// npm package: `npm pack`, the tarball installed here, and its dist/ copied into each site.
+//
+//   vitepress/    VitePress (Vue), a Markdown page, base /course/
+//   docusaurus/   Docusaurus, classic preset (React), a Markdown page, baseUrl /course/
+//   reveal/       a reveal.js deck whose second slide holds the widget
+//   iframe/       a lesson page of a platform that takes only an <iframe> (frame.html)
+//
+// Each site is written to .out/<site>/, to be served from its root: the site itself is under
+// course/. The generators are pinned in package.json + package-lock.json; docs/embedding.md
+// shows each site's files as the snippets to paste. Used by tests/browser/sites.test.mjs.
+//
+//   node tools/sites/build.mjs [--force]
+//
+// Idempotent: `npm ci` runs only when package-lock.json changed, the tarball is installed
+// only when the package's contents changed, and a site is rebuilt only when its files or the
+// package changed. Needs dist/ (tools/build.sh dist).
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const ROOT = resolve(HERE, '../..');
+const OUT = join(HERE, '.out');
+const MODULES = join(HERE, 'node_modules');
+const PACKAGE = join(MODULES, 'attention-calc');
+
+export const SITES = ['vitepress', 'docusaurus', 'reveal', 'iframe'];
+
+// Where each site's generator reads static files from: the package's dist/ is copied there.
+const STATIC = { vitepress: 'vitepress/public/attention-calc', docusaurus: 'docusaurus/static/attention-calc' };
+// Written by the generators or by this script inside a site's folder: not part of its sources.
+const GENERATED = new Set([...Object.values(STATIC), 'vitepress/.vitepress/cache', 'docusaurus/.docusaurus']);
+
+const sha = (...parts) => parts.reduce((h, p) => h.update(p), createHash('sha256')).digest('hex');
+const readStamp = (path) => (existsSync(path) ? readFileSync(path, 'utf8') : null);
+
+// npm with no prompts, no audit and no update check; its output is kept for errors only.
+function npm(args, cwd) {
+  return execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+}
+
+function run(bin, args) {
+  execFileSync(join(MODULES, '.bin', bin), args, {
+    cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_UPDATE_NOTIFIER: '1', DOCUSAURUS_NO_UPDATE_NOTIFIER: '1' },
+  });
+}
+
+// A site's own files, for its stamp: everything in its folder but what the build writes there.
+function sourceFiles(dir) {
+  return readdirSync(join(HERE, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (GENERATED.has(path)) return [];
+    return entry.isDirectory() ? sourceFiles(path) : [path];
+  }).sort();
+}
+
+const copy = (from, to) => {
+  rmSync(to, { recursive: true, force: true });
+  cpSync(from, to, { recursive: true });
+};
+
+const BUILDERS = {
+  vitepress(out) {
+    copy(join(PACKAGE, 'dist'), join(HERE, STATIC.vitepress));
+    run('vitepress', ['build', 'vitepress', '--outDir', join(out, 'course')]);
+  },
+  docusaurus(out) {
+    copy(join(PACKAGE, 'dist'), join(HERE, STATIC.docusaurus));
+    run('docusaurus', ['build', 'docusaurus', '--out-dir', join(out, 'course')]);
+  },
+  reveal(out) {
+    const course = join(out, 'course');
+    mkdirSync(join(course, 'reveal/theme'), { recursive: true });
+    for (const file of ['index.html', 'deck.js']) cpSync(join(HERE, 'reveal', file), join(course, file));
+    // The deck's files from the reveal.js package: its module, its stylesheet and one theme.
+    const reveal = join(MODULES, 'reveal.js/dist');
+    for (const file of ['reveal.mjs', 'reveal.css', 'theme/white.css']) cpSync(join(reveal, file), join(course, 'reveal', file));
+    copy(join(PACKAGE, 'dist'), join(course, 'attention-calc'));
+  },
+  iframe(out) {
+    // The widget's host serves dist/ at /course/attention-calc/; the platform's page (another
+    // origin, served by the test) holds only the iframe.
+    copy(join(PACKAGE, 'dist'), join(out, 'course/attention-calc'));
+    cpSync(join(HERE, 'iframe/lesson.html'), join(out, 'lesson.html'));
+  },
+};
+
+/** The exact version of an installed package. */
+export const versionOf = (name) => JSON.parse(readFileSync(join(MODULES, name, 'package.json'), 'utf8')).version;
+
+/**
+ * Builds what changed. → { out: { <site>: folder }, built: [sites rebuilt], seconds: { step: s } }
+ */
+export function buildSites({ force = false, log = () => {} } = {}) {
+  if (!existsSync(join(ROOT, 'dist/attention-calc.js'))) throw new Error('dist/ is missing: run tools/build.sh dist');
+  const seconds = {};
+  const timed = (name, fn) => {
+    const start = performance.now();
+    fn();
+    seconds[name] = Number(((performance.now() - start) / 1000).toFixed(1));
+    log(`${name}: ${seconds[name]} s`);
+  };
+
+  // 1. The generators, as locked. The stamp lives in node_modules/, so it goes with it.
+  const lock = sha(readFileSync(join(HERE, 'package-lock.json')));
+  const lockStamp = join(MODULES, '.attention-calc-sites-lock');
+  if (force || readStamp(lockStamp) !== lock) {
+    timed('npm ci', () => npm(['ci'], HERE));
+    writeFileSync(lockStamp, lock);
+  }
+
+  // 2. This project as an author gets it: packed, and the tarball installed (not saved, so the
+  // lockfile holds the generators alone).
+  mkdirSync(join(OUT, 'pack'), { recursive: true });
+  let packed;
+  timed('npm pack', () => {
+    [packed] = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', join(OUT, 'pack')], ROOT));
+  });
+  const packageStamp = join(MODULES, '.attention-calc-package');
+  if (force || readStamp(packageStamp) !== packed.integrity) {
+    timed('npm install <tarball>', () => npm(['install', '--no-save', join(OUT, 'pack', packed.filename)], HERE));
+    writeFileSync(packageStamp, packed.integrity);
+  }
+
+  // 3. Each site whose files, generator or package changed.
+  const out = {};
+  const built = [];
+  for (const site of SITES) {
+    out[site] = join(OUT, site);
+    const files = sourceFiles(site);
+    const stamp = sha(lock, packed.integrity, readFileSync(fileURLToPath(import.meta.url)),
+      ...files.flatMap((f) => [f, readFileSync(join(HERE, f))]));
+    const stampFile = join(OUT, `${site}.stamp`);
+    if (!force && readStamp(stampFile) === stamp && existsSync(join(out[site], 'course'))) continue;
+    rmSync(out[site], { recursive: true, force: true });
+    timed(`build ${site}`, () => BUILDERS[site](out[site]));
+    writeFileSync(stampFile, stamp);
+    built.push(site);
+  }
+  return { out, built, seconds };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { out, built } = buildSites({ force: process.argv.includes('--force'), log: (line) => console.log(line) });
+  console.log(built.length ? `built: ${built.join(', ')}` : 'nothing changed');
+  for (const [site, dir] of Object.entries(out)) console.log(`  ${site}: ${relative(process.cwd(), dir)}/`);
+}

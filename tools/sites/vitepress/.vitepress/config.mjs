@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitepress';
+
+export default defineConfig({
+  title: 'A course on attention',
+  base: '/course/',
+  vue: {
+    // <attention-calc> is a custom element, not a Vue component: Vue renders it as it is, and
+    // hydration finds the same element on the page that the static HTML has.
+    template: { compilerOptions: { isCustomElement: (tag) => tag === 'attention-calc' } },
+  },
+});
