@@ -22,6 +22,10 @@ OUT = os.path.join(HERE, "..", "tests", "fixtures")
 # Single head: inputs of size ~1 and d_k <= 65 give float32 rounding errors of a few 1e-6
 # in the scores; the softmax does not amplify them (its Jacobian is bounded by 1/2).
 ATTENTION_TOLERANCE = {"abs": 1e-5, "rel": 1e-5}
+# The learned model (src/learned/model.hpp): float32 forward and backward through 2 layers against
+# float64 autograd. Loss and gradients are of size ~1; a float32 residual stream of a few dozen
+# products keeps each entry within a few 1e-6 relative, gradients of tiny entries within 1e-5 abs.
+LEARNED_TOLERANCE = {"abs": 2e-5, "rel": 1e-4}
 # Multi-head adds two float32 products of length d_model (projections and W_O) around it.
 MULTIHEAD_TOLERANCE = {"abs": 5e-5, "rel": 5e-5}
 
@@ -195,6 +199,78 @@ def multihead_cases():
     ]
 
 
+VOCABULARY = 28  # a-z, space, BOS (src/learned/vocabulary.hpp)
+BOS = 27
+
+
+def learned_loss(params, cfg, tokens, targets):
+    """The learned model's mean cross-entropy, written from model.hpp with torch ops.
+
+    params is the flat parameter vector in the C++ Layout order: E (V x d), P (context x d),
+    then per layer W_QKV (d x 3d, columns [Q | K | V], head h at h*d_head) and W_O (d x d),
+    then U (d x V). The causal softmax is torch.softmax over masked scores."""
+    L, H, d, T = cfg["layers"], cfg["heads"], cfg["dModel"], cfg["context"]
+    dh = d // H
+    scale = 1.0 if cfg["scale"] == "none" else 1.0 / math.sqrt(dh)
+    at = 0
+
+    def take(r, c):
+        nonlocal at
+        m = params[at:at + r * c].reshape(r, c)
+        at += r * c
+        return m
+
+    E, P = take(VOCABULARY, d), take(T, d)
+    layers = [(take(d, 3 * d), take(d, d)) for _ in range(L)]
+    U = take(d, VOCABULARY)
+    assert at == params.numel()
+    B, n = tokens.shape
+    h = E[tokens] + P[:n][None]
+    hidden = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
+    for wqkv, wo in layers:
+        qkv = h @ wqkv
+        heads = []
+        for i in range(H):
+            q = qkv[..., i * dh:(i + 1) * dh]
+            k = qkv[..., d + i * dh:d + (i + 1) * dh]
+            v = qkv[..., 2 * d + i * dh:2 * d + (i + 1) * dh]
+            s = (q @ k.transpose(-1, -2) * scale).masked_fill(hidden, float("-inf"))
+            heads.append(torch.softmax(s, dim=-1) @ v)
+        h = h + torch.cat(heads, dim=-1) @ wo
+    logits = h @ U
+    return torch.nn.functional.cross_entropy(logits.reshape(B * n, VOCABULARY), targets.reshape(-1),
+                                             ignore_index=-1)
+
+
+def learned_case(name, g, layers, heads, d, context, batch, scale="sqrt"):
+    cfg = {"layers": layers, "heads": heads, "dModel": d, "context": context, "scale": scale}
+    count = VOCABULARY * d + context * d + layers * 4 * d * d + d * VOCABULARY
+    params = f32(torch.randn(count, generator=g, dtype=torch.float64) * 0.5).requires_grad_(True)
+    tokens = torch.randint(0, VOCABULARY - 1, (batch, context), generator=g)
+    tokens[:, 0] = BOS
+    targets = torch.full((batch, context), -1, dtype=torch.long)
+    targets[:, :-1] = tokens[:, 1:]
+    targets[0, 2] = -1  # a position that predicts nothing
+    loss = learned_loss(params, cfg, tokens, targets)
+    loss.backward()
+    return {
+        "name": name, "config": cfg,
+        "params": params.detach().tolist(),
+        "tokens": tokens.tolist(), "targets": targets.tolist(),
+        "expected": {"loss": loss.item(), "gradient": params.grad.tolist()},
+    }
+
+
+def learned_cases():
+    g = torch.Generator().manual_seed(13)
+    return [
+        learned_case("2 layers, 2 heads of 4, context 9, batch 2", g, 2, 2, 8, 9, 2),
+        learned_case("2 layers, 4 heads of 3, context 12, no scale", g, 2, 4, 12, 12, 1, "none"),
+        learned_case("1 layer, 1 head of 5, context 6, batch 3", g, 1, 1, 5, 6, 3),
+        learned_case("2 layers, 4 heads of 4, context 17, batch 2", g, 2, 4, 16, 17, 2),
+    ]
+
+
 def write(name, tolerance, cases):
     doc = {
         "generated_by": "tools/make_fixtures.py with PyTorch " + torch.__version__ + ", float64",
@@ -213,4 +289,5 @@ if __name__ == "__main__":
     torch.set_printoptions(precision=10)
     write("attention.json", ATTENTION_TOLERANCE, attention_cases())
     write("multihead.json", MULTIHEAD_TOLERANCE, multihead_cases())
+    write("learned.json", LEARNED_TOLERANCE, learned_cases())
     sys.exit(0)

@@ -131,6 +131,13 @@ int main(int argc, char** argv) {
     const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("%zu steps in %.1f s of training (%.1f steps/s), %.1f s with evaluation; goals first met at step %ld\n",
                 t.steps(), train_seconds, double(t.steps()) / train_seconds, total, first_met);
+    for (std::size_t l = 0; l < o.model.layers; ++l) {
+      for (std::size_t h = 0; h < o.model.heads; ++h) {
+        const HeadScores& s = e.heads[l * o.model.heads + h];
+        std::printf("  layer %zu head %zu: previousToken %.3f firstToken %.3f induction %.3f\n", l + 1, h + 1,
+                    s.previous_token, s.first_token, s.induction);
+      }
+    }
     if (!write) return 0;
 
     Checkpoint c{o.model, o.seed, t.steps(), t.parameters()};
