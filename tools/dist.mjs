@@ -33,6 +33,21 @@ for (const required of ['wasm/attention-simd.wasm', 'wasm/attention-scalar.wasm'
   }
 }
 
+// attention.js reads the .wasm from disk under Node (import('node:fs/promises'), behind a check
+// for Node). dist/ is for browsers, and a site's bundler that meets a node: import fails
+// (webpack: "UnhandledSchemeError", so Docusaurus does not build) or warns (Vite): in dist/ that
+// import is a stub instead. Under Node, attention-calc/attention.js (web/) reads from disk as before.
+const noNodeBuiltins = {
+  name: 'no-node-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: 'node-builtin-stub' }));
+    b.onLoad({ filter: /.*/, namespace: 'node-builtin-stub' }, (args) => ({
+      contents: `export function readFile() { throw new Error(${JSON.stringify(`attention-calc: dist/ runs in browsers; under Node, import attention-calc/attention.js (${args.path} is not bundled)`)}); }`,
+      loader: 'js',
+    }));
+  },
+};
+
 rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
 await build({
@@ -45,7 +60,7 @@ await build({
   minify: true,
   legalComments: 'none',
   chunkNames: '[name]-[hash]', // at the top level, beside the entries: import.meta.url stays valid
-  external: ['node:*'], // attention.js reads the .wasm from disk only under Node
+  plugins: [noNodeBuiltins],
   logLevel: 'warning',
 });
 // Copies, never links: dist/ files are rewritten below and must not write through to web/.

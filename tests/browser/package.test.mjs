@@ -54,8 +54,7 @@ describe('issue 11 distribution: the npm package, packed, installed offline and 
       outdir: 'public',
       bundle: true,
       format: 'esm',
-      external: ['node:*'], // attention.js reads its .wasm from disk only under Node
-      logLevel: 'silent',
+      logLevel: 'silent', // no --external:'node:*': dist/ has no Node-only import left to leave out
     });
     // The element finds its wasm, stylesheets and fonts beside its script, which is now the
     // bundle: every folder of the package's dist/ goes there (cp -r …/dist/*/ public/).
@@ -87,6 +86,15 @@ describe('issue 11 distribution: the npm package, packed, installed offline and 
     assert.deepEqual(manifest.dependencies ?? {}, {}, 'KaTeX and the rest are copied into dist/ at build time');
     assert.equal(manifest.types, './web/attention.d.ts');
     assert.deepEqual(readdirSync(join(app, 'node_modules')).filter((d) => !d.startsWith('.')), ['attention-calc']);
+  });
+
+  it('issue 11 #8: dist/ imports nothing of Node, so a site\'s bundler takes it as it is (webpack, in Docusaurus: "UnhandledSchemeError: Reading from node:fs/promises")', () => {
+    const dist = join(app, 'node_modules/attention-calc/dist');
+    const scripts = readdirSync(dist, { recursive: true }).filter((f) => /\.m?js$/.test(f));
+    assert.ok(scripts.length > 0);
+    for (const file of scripts) {
+      assert.doesNotMatch(readFileSync(join(dist, file), 'utf8'), /\bimport\s*\(\s*["'`]node:|\bfrom\s*["'`]node:|\brequire\s*\(\s*["'`]node:/, `dist/${file}`);
+    }
   });
 
   it("attention-calc/attention.js, imported by name under Node, computes the worked example's weights", () => {
