@@ -1,0 +1,171 @@
+// <attention-calc> in real sites, built by tools/sites/build.mjs with generators installed from
+// npm (VitePress, Docusaurus, reveal.js) and a lesson page of an iframe-only platform, each
+// consuming this project's packed npm package. Each site is served at the sub-path /course/;
+// docs/embedding.md shows the sites' files as the snippets to paste.
+// The first run installs the generators (about a minute and a half) and builds every site;
+// later runs rebuild only what changed. Relies on dist/ (tools/build.sh dist).
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { startServer } from '../../tools/serve.mjs';
+import { buildSites, SITES, versionOf } from '../../tools/sites/build.mjs';
+import { readFixture } from '../js/helpers.mjs';
+import { launchChromium, openPage } from './chromium.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const spec = readFixture('worked-example.json');
+const shown = (x) => {
+  const fixed = x.toFixed(3);
+  return (Number(fixed) === 0 ? fixed.replace('-', '') : fixed).replace('-', '−');
+};
+
+describe('issue 11 #8: <attention-calc> in sites built with generators from npm', { timeout: 300_000 }, () => {
+  const served = {};
+  let browser, page, problems, context, responses;
+  before(async () => {
+    const { out } = buildSites();
+    for (const site of SITES) served[site] = await startServer({ root: out[site] });
+    browser = await launchChromium();
+  }, { timeout: 300_000 });
+  after(async () => {
+    await browser?.close();
+    for (const { server } of Object.values(served)) server.close();
+  });
+  beforeEach(async () => {
+    // The sites' own inline scripts (theme switches, hydration data) are theirs to allow:
+    // serve.mjs's header is the widget's strict policy, not the host's.
+    ({ context, page, problems } = await openPage(browser, { bypassCSP: true }));
+    // The browser asks each origin for /favicon.ico: the static host's file, not the site's.
+    await context.route('**/favicon.ico', (route) => route.fulfill({ status: 204 }));
+    responses = [];
+    page.on('response', (r) => responses.push([r.status(), r.url()]));
+  });
+  afterEach(async () => {
+    await context.close();
+  });
+
+  // The widget in `scope` (a page or a frame) once it started, and its weights as shown.
+  async function weightsShown(scope) {
+    await scope.locator('attention-calc').evaluate(async (e) => {
+      await customElements.whenDefined('attention-calc');
+      e.scrollIntoView();
+      await e.ready;
+    });
+    const w = scope.locator('attention-calc');
+    const rows = [];
+    for (let i = 1; i <= 3; i++) {
+      const row = [];
+      for (let j = 1; j <= 3; j++) row.push(await w.getByLabel(`Weights row ${i} column ${j}`, { exact: true }).textContent());
+      rows.push(row);
+    }
+    return rows;
+  }
+  const expected = (weights) => weights.map((row) => row.map(shown));
+
+  // Every file the site asked its own host for lies under its base path and was served.
+  function assertUnderBase(site) {
+    const mine = responses.filter(([, url]) => url.startsWith(served[site].url));
+    assert.ok(mine.length > 0);
+    assert.deepEqual(mine.filter(([status, url]) => status >= 400 || !new URL(url).pathname.startsWith('/course/')), [],
+      'every request to the site is under /course/ and answered');
+    assert.ok(mine.some(([, url]) => /\/course\/attention-calc\/wasm\/attention-(simd|scalar)\.wasm$/.test(url)),
+      'the wasm came from the copy of dist/ under the base path');
+  }
+
+  // A page-wide key listener, as a site's search shortcut or a slide deck has, then 0.5 and
+  // ArrowRight typed in Q row 1 column 1: the cell gets them, the page hears nothing.
+  async function typeInCell() {
+    await page.evaluate(() => {
+      window.heard = [];
+      for (const type of ['keydown', 'keyup']) document.addEventListener(type, (e) => window.heard.push(`${type} ${e.key}`));
+    });
+    const cell = page.locator('attention-calc').getByLabel('Q row 1 column 1', { exact: true });
+    await cell.click();
+    await cell.selectText();
+    await page.keyboard.type('0.5');
+    assert.equal(await cell.inputValue(), '0.5', 'the . reached the cell');
+    await page.keyboard.press('ArrowRight');
+    assert.deepEqual(await page.evaluate(() => window.heard.splice(0)), [], 'no key reached the page');
+  }
+
+  it(`issue 11 #8: VitePress ${versionOf('vitepress')}: a Markdown page under base /course/ shows the worked example, hydrates without a warning, and keeps keys typed in a cell`, async () => {
+    await page.goto(`${served.vitepress.url}course/`);
+    assert.deepEqual(await weightsShown(page), expected(spec.no_mask.weights));
+    await typeInCell();
+    assertUnderBase('vitepress');
+    assert.deepEqual(problems, [], 'no console error (Vue reports a hydration mismatch there)');
+  });
+
+  it(`issue 11 #8: Docusaurus ${versionOf('@docusaurus/core')} (classic preset): a Markdown page under baseUrl /course/ shows the worked example, hydrates without an error, and keeps keys typed in a cell`, async () => {
+    await page.goto(`${served.docusaurus.url}course/`);
+    assert.deepEqual(await weightsShown(page), expected(spec.no_mask.weights));
+    await typeInCell();
+    assertUnderBase('docusaurus');
+    assert.deepEqual(problems, [], 'no console error (React reports a hydration mismatch there)');
+  });
+
+  it(`issue 11 #8: reveal.js ${versionOf('reveal.js')}: the widget on a slide shows the worked example; 0.5 and ArrowRight typed in a cell keep the slide, Escape still opens the overview`, async () => {
+    await page.goto(`${served.reveal.url}course/#/1`);
+    assert.deepEqual(await weightsShown(page), expected(spec.no_mask.weights));
+    const slide = () => page.evaluate(() => [location.hash, Boolean(document.querySelector('.slides > section.present attention-calc'))]);
+    assert.deepEqual(await slide(), ['#/1', true]);
+    const cell = page.locator('attention-calc').getByLabel('Q row 1 column 1', { exact: true });
+    await cell.click();
+    await cell.selectText();
+    await page.keyboard.type('0.5');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await cell.inputValue(), '0.5', 'the . reached the cell (reveal.js blacks out the deck on .)');
+    assert.deepEqual(await slide(), ['#/1', true], 'still on the widget\'s slide');
+    assert.equal(await page.locator('.reveal.paused').count(), 0, 'the deck is not paused');
+    // A key the widget does not use still reaches the deck.
+    await page.keyboard.press('Escape');
+    await page.locator('.reveal.overview').waitFor();
+    assertUnderBase('reveal');
+    assert.deepEqual(problems, []);
+  });
+
+  it('issue 11 #8: iframe-only platform: a lesson page holding only the iframe shows the state of its link, and no key typed in the frame reaches the page', async () => {
+    // The platform's page, on an origin of its own (another port), its iframe pointing at the
+    // widget's host.
+    const lesson = readFileSync(join(ROOT, 'tools/sites/.out/iframe/lesson.html'), 'utf8')
+      .replace('https://example.org/', served.iframe.url);
+    const dir = mkdtempSync(join(tmpdir(), 'attention-calc-platform-'));
+    writeFileSync(join(dir, 'lesson.html'), lesson);
+    const platform = await startServer({ root: dir });
+    try {
+      await page.goto(`${platform.url}lesson.html`);
+      const frame = page.frameLocator('iframe');
+      await frame.locator('body[data-ready="yes"]').waitFor();
+      assert.deepEqual(await weightsShown(frame), expected(spec.causal.weights), 'the causal mask of the link\'s hash');
+      await page.evaluate(() => {
+        window.heard = [];
+        document.addEventListener('keydown', (e) => window.heard.push(e.key));
+      });
+      const cell = frame.getByLabel('Q row 1 column 1', { exact: true });
+      await cell.click();
+      await cell.selectText();
+      await page.keyboard.type('0.5');
+      await page.keyboard.press('ArrowRight');
+      assert.equal(await cell.inputValue(), '0.5');
+      assert.deepEqual(await page.evaluate(() => window.heard), []);
+      assertUnderBase('iframe');
+      assert.deepEqual(problems, []);
+    } finally {
+      platform.server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('issue 11 #8: docs/embedding.md shows each site\'s snippet exactly as the sites are built from it', () => {
+    const doc = readFileSync(join(ROOT, 'docs/embedding.md'), 'utf8');
+    for (const file of ['vitepress/.vitepress/config.mjs', 'vitepress/.vitepress/theme/index.js', 'vitepress/index.md',
+      'docusaurus/docusaurus.config.mjs', 'docusaurus/docs/index.md', 'reveal/index.html', 'reveal/deck.js', 'iframe/lesson.html']) {
+      const text = readFileSync(join(ROOT, 'tools/sites', file), 'utf8').trimEnd();
+      assert.ok(doc.includes(text), `docs/embedding.md holds tools/sites/${file} verbatim`);
+    }
+  });
+});
