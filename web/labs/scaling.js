@@ -4,7 +4,7 @@
 import { h } from '../calc/dom.js';
 import { format } from '../calc/format.js';
 import { tex } from '../calc/tex.js';
-import { barChart, OKABE_ITO } from './chart.js';
+import { sharedAxisBars } from './chart.js';
 import { logSteps, Slider } from './slider.js';
 
 const PAIRS = 10000, ROW = 64, BINS = 40;
@@ -22,8 +22,8 @@ export class ScalingLab {
       on: { change: () => { this.seed = Math.max(0, Math.floor(Number(this.seedInput.value)) || 0); this.update(); } },
     });
     this.stats = h('div', { class: 'stat-cards' });
-    this.histograms = h('div', { class: 'chart-row' });
-    this.softmaxes = h('div', { class: 'chart-row' });
+    this.histograms = h('div');
+    this.softmaxes = h('div');
     this.verdict = h('p', { class: 'lab-verdict', role: 'status' });
     this.element = h('section', { class: 'lab scaling-lab', role: 'group', 'aria-label': 'The √d_k experiment', part: 'scaling' },
       h('h2', { text: 'Why divide by √d_k? The experiment' }),
@@ -33,10 +33,15 @@ export class ScalingLab {
         tex('\\sqrt{d_k}'), ' brings it back to 1, whatever d_k is. Pick d_k and let the core sample.'),
       h('div', { class: 'control-row' }, this.slider.element, h('label', { class: 'seed-box' }, 'seed ', this.seedInput)),
       this.stats,
-      this.histograms,
-      h('h3', { text: `A row of ${ROW} scores through the softmax` }),
-      h('p', { class: 'hint', text: 'Entropy measures how spread out the weights are: ln 64 ≈ 4.16 nats when every key gets the same weight, 0 when one key takes it all.' }),
-      this.softmaxes,
+      // Side by side where there is room: the spread of the scores, then what it does to a softmax.
+      h('div', { class: 'chart-row' },
+        h('div', { class: 'chart-column' },
+          h('h3', { text: `q·k for ${PAIRS.toLocaleString('en-US')} pairs` }),
+          this.histograms),
+        h('div', { class: 'chart-column' },
+          h('h3', { text: `A row of ${ROW} scores through the softmax` }),
+          h('p', { class: 'hint', text: 'Entropy measures how spread out the weights are: ln 64 ≈ 4.16 nats when every key gets the same weight, 0 when one key takes it all.' }),
+          this.softmaxes)),
       this.verdict);
     this.update();
   }
@@ -59,32 +64,42 @@ export class ScalingLab {
       card('std of q·k / √d_k', format(r.scaled.std, 3), 'expected 1', 'scaled'),
       card('pairs sampled', r.pairs.toLocaleString('en-US'), `seed ${r.seed}, standard normal entries`, 'pairs'));
 
-    const histogram = (hist, title, xLabel, colour) => {
-      const outside = hist.below + hist.above;
-      return h('figure', { class: 'chart-figure' },
-        h('figcaption', { text: title }),
-        barChart({
-          values: hist.counts, lo: hist.lo, hi: hist.hi, xLabel, yLabel: 'pairs', colour, title,
-          label: `${title}: histogram of ${r.pairs} dot products from ${format(hist.lo, 1)} to ${format(hist.hi, 1)}`,
-        }),
-        outside ? h('p', { class: 'hint', text: `${outside} outside the range shown` }) : null);
-    };
-    this.histograms.replaceChildren(
-      histogram(r.unscaled.histogram, 'q·k before scaling', 'q·k', OKABE_ITO[5]),
-      histogram(r.scaled.histogram, 'q·k / √d_k after scaling', 'q·k / √d_k', OKABE_ITO[0]));
+    // Both histograms on one axis: the scaled one is the same bell, √d_k times narrower.
+    const { unscaled, scaled } = r;
+    const lo = Math.min(unscaled.histogram.lo, scaled.histogram.lo), hi = Math.max(unscaled.histogram.hi, scaled.histogram.hi);
+    const spread = (sample) => ({ from: sample.mean - sample.std, to: sample.mean + sample.std, text: `±1 std = ${format(sample.std, sample.std < 10 ? 2 : 1)}` });
+    const bins = (sample, key, name) => ({ key, name, values: sample.histogram.counts, lo: sample.histogram.lo, hi: sample.histogram.hi, bracket: spread(sample) });
+    const outside = (sample) => sample.histogram.below + sample.histogram.above;
+    this.histograms.replaceChildren(h('figure', { class: 'chart-figure shared-axis', dataset: { chart: 'histograms' } },
+      h('figcaption', { text: 'q·k before and after scaling, on one axis' }),
+      sharedAxisBars({
+        series: [bins(unscaled, 'unscaled', 'before: q·k'), bins(scaled, 'scaled', 'after: q·k / √d_k')],
+        lo, hi, xTicks: [lo, lo / 2, 0, hi / 2, hi], xLabel: 'score', yLabel: 'pairs per bin',
+        title: 'q·k before and after scaling',
+        label: `Histograms of ${r.pairs} dot products on one axis from ${format(lo, 1)} to ${format(hi, 1)}: before scaling, standard deviation ${format(unscaled.std, 3)}; `
+          + `after dividing by √${r.dk}, standard deviation ${format(scaled.std, 3)}, ${format(r.expectedStd, 1)} times narrower.`,
+      }),
+      h('p', { class: 'hint', text: `The same ${r.pairs.toLocaleString('en-US')} pairs, ${BINS} bins each over ±4 expected std. Dividing by √${r.dk} = ${format(r.expectedStd, 3)} keeps the shape and shrinks the width ${format(r.expectedStd, 1)} times.`
+        + (outside(unscaled) + outside(scaled) ? ` Outside the range shown: ${outside(unscaled)} before, ${outside(scaled)} after.` : '') })));
 
+    // Both softmax rows on the same axes: a one-hot spike against a spread-out row.
     const { softmax } = r;
-    const weights = (w, title, colour) => h('figure', { class: 'chart-figure', dataset: { softmax: title.startsWith('without') ? 'unscaled' : 'scaled' } },
-      h('figcaption', {}, title, ': entropy ', h('strong', { class: 'entropy', text: `${format(w.entropy, 3)} nats` })),
-      barChart({
-        values: w.weights, xLabel: 'key (64 scores)', yLabel: 'weight', yMax: 1, colour, title, xTicks: [0, 32, 64],
-        label: `${title}: softmax weights of ${ROW} keys, largest ${format(Math.max(...w.weights), 3)}, entropy ${format(w.entropy, 3)} nats`,
-      }));
-    this.softmaxes.replaceChildren(
-      weights(softmax.unscaled, 'without scaling', OKABE_ITO[5]),
-      weights(softmax.scaled, 'scaled by 1/√d_k', OKABE_ITO[0]));
+    const largest = (w) => Math.max(...w.weights);
+    const legend = (w, key, name) => h('p', { class: 'series-legend', dataset: { softmax: key } },
+      h('span', { class: `swatch series-${key}`, 'aria-hidden': 'true' }), `${name}: entropy `, h('strong', { class: 'entropy', text: `${format(w.entropy, 3)} nats` }));
+    this.softmaxes.replaceChildren(h('figure', { class: 'chart-figure shared-axis', dataset: { chart: 'softmax' } },
+      h('figcaption', {}, legend(softmax.unscaled, 'unscaled', 'without scaling'), legend(softmax.scaled, 'scaled', 'scaled by 1/√d_k')),
+      sharedAxisBars({
+        series: [
+          { key: 'unscaled', name: 'without scaling', values: softmax.unscaled.weights, note: `largest ${format(largest(softmax.unscaled), 3)}` },
+          { key: 'scaled', name: 'scaled by 1/√d_k', values: softmax.scaled.weights, note: `largest ${format(largest(softmax.scaled), 3)}` }],
+        lo: 0, hi: ROW, yMax: 1, xTicks: [0, ROW / 2, ROW], xLabel: `key (${ROW} scores)`, yLabel: 'weight',
+        title: 'softmax weights with and without the scale',
+        label: `Softmax weights of ${ROW} keys on the same axes: without scaling, largest ${format(largest(softmax.unscaled), 3)}, entropy ${format(softmax.unscaled.entropy, 3)} nats; `
+          + `scaled by 1/√d_k, largest ${format(largest(softmax.scaled), 3)}, entropy ${format(softmax.scaled.entropy, 3)} nats.`,
+      })));
 
-    const top = Math.max(...softmax.unscaled.weights);
+    const top = largest(softmax.unscaled);
     this.verdict.textContent = softmax.unscaled.entropy < 0.5
       ? `Unscaled, one key takes ${format(top * 100, 1)} % of the weight: the softmax is nearly one-hot (entropy ${format(softmax.unscaled.entropy, 2)} nats), so its gradients almost vanish. Scaled, the entropy is ${format(softmax.scaled.entropy, 2)} nats.`
       : `At d_k = ${r.dk} the unscaled scores are still moderate (entropy ${format(softmax.unscaled.entropy, 2)} of at most ${format(softmax.maxEntropy, 2)} nats). Raise d_k to watch the unscaled softmax saturate.`;
