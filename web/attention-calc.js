@@ -339,7 +339,7 @@ export class AttentionCalcElement extends HTMLElement {
     this.#status.remove();
     this.#root.append(this.#calc.element);
     for (const [message, options] of this.#problems.splice(0)) this.#report(message, options);
-    await this.#calc.labsReady; // the labs' modules load on first use
+    await this.#calc.settled; // the labs' and the plot's modules load on first use
     this.#resolveReady();
   }
 

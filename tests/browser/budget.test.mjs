@@ -72,11 +72,11 @@ describe('issue 11: every byte one embed transfers, gzip-compressed, within the 
     assert.ok(sizes.total <= 150 * KB, `the full calculator transfers ${report(sizes)}`);
   });
 
-  // Known open: every panel loads the calculator's whole JS (about 31 KB gzip) beside the 76 KB
-  // wasm build; reaching 110 KB needs the calculator's code split by panel.
-  test('issue 11: panels="weights" transfers ≤ 110 KB gzip', { todo: 'the calculator JS is not split by panel yet: about 111 KB' }, async () => {
+  // The plot, the exporters and the labs' code and stylesheet load only with their panels.
+  test('issue 11: panels="weights" transfers ≤ 110 KB gzip', async () => {
     const sizes = await transferred(env, { body: '<attention-calc panels="weights"></attention-calc>' });
     console.log(`panels="weights": ${report(sizes)}`);
+    assert.ok(!sizes.files.some(([p]) => /\/(plot|export|labs)\b|labs\.css/.test(p)), `no plot, exporter or lab is fetched: ${sizes.files.map(([p]) => p).join(' ')}`);
     assert.ok(sizes.total <= 110 * KB, `panels="weights" transfers ${report(sizes)}`);
   });
 

@@ -5,10 +5,9 @@ import { asset } from '../assets.js';
 import { ChecksView } from './checks.js';
 import { h } from './dom.js';
 import { explain } from './explain.js';
-import { copyText, latexSnippet, pytorchSnippet, saveSvg } from './export.js';
+import { copyText, saveSvg } from './files.js';
 import { MatrixGrid } from './grid.js';
 import { MaskControls } from './masks.js';
-import { HullPlot } from './plot.js';
 import { coreMask, coreScale, MAX_DIM, MAX_TOKENS, maskReason, PITFALLS, PRESETS, resize, sizes } from './state.js';
 import { RESULT_STEPS, StepsView } from './steps.js';
 import { tex } from './tex.js';
@@ -66,13 +65,20 @@ export class Calculator {
     this.inputStart = null;
     this.labs = new Map(); // name → Promise of the lab, built the first time `panels` names it
     this.labStylesLoaded = null; // the labs' stylesheet, asked for with the first lab
+    this.snippetsLoaded = null;  // the exporters' module, asked for with the share panel
     /** Resolves once every lab that `panels` names is built and shown. */
     this.labsReady = Promise.resolve();
+    this.plotReady = null; // the hull plot's module, asked for with the plot panel
     this.grids = null;     // the calculator's own parts, built the first time a panel needs them
     this.status = h('p', { class: 'calc-status', role: 'status', part: 'status' });
     this.element = h('div', { class: 'calc' }, this.status);
     this.#render();
     this.#showLabs();
+  }
+
+  /** Resolves once every part that `panels` names is built and drawn: the labs, the plot. */
+  get settled() {
+    return Promise.all([this.labsReady, this.plotReady]);
   }
 
   /** What the steps, plot, checks and exports show: the live input, or the last valid one. */
@@ -151,11 +157,8 @@ export class Calculator {
       onExplain: (step, i, j) => { this.explained = { step, i, j }; this.#renderExplanation(); },
       onSaveHeatmap: (svg) => saveSvg(svg, 'attention-weights.svg'),
     });
-    this.plot = new HullPlot({
-      onMove: (j, x, y) => this.#moveValue(j, x, y),
-      onAxes: (axes) => this.#edit('axes', (s) => { s.axes = axes; }),
-      onSave: (svg) => saveSvg(svg, 'attention-hull.svg'),
-    });
+    this.plot = null; // built once its module, loaded where the plot panel shows, arrives
+    this.plotSlot = h('div', { part: 'plot', dataset: { panel: 'plot' } });
     this.checks = new ChecksView();
 
     // A note, not a landmark: several widgets on one page must not repeat landmarks.
@@ -197,13 +200,13 @@ export class Calculator {
         this.resultPanel),
       this.results,
       h('section', { class: 'insight', role: 'group', 'aria-label': 'Plot and checks' },
-        h('div', { part: 'plot', dataset: { panel: 'plot' } }, this.plot.element),
+        this.plotSlot,
         h('div', { class: 'checks-box', part: 'checks', dataset: { panel: 'checks' } }, this.checks.element)),
       h('section', { class: 'share', role: 'group', 'aria-label': 'Share and export', part: 'share', dataset: { panel: 'share' } },
         h('div', { class: 'control-row' },
           action('Copy link', ({ state }) => this.link(state)),
-          action('Copy as PyTorch', ({ state, result }) => pytorchSnippet(state, result, { precision: this.options.precision })),
-          action('Copy as LaTeX', ({ state, result }) => latexSnippet(state, result, { precision: this.options.precision })),
+          action('Copy as PyTorch', async ({ state, result }) => (await this.#snippets()).pytorchSnippet(state, result, { precision: this.options.precision })),
+          action('Copy as LaTeX', async ({ state, result }) => (await this.#snippets()).latexSnippet(state, result, { precision: this.options.precision })),
           this.shareStatus),
         this.exportBox));
     // For the benchmark and the curious: time from an input event to everything updated.
@@ -317,7 +320,14 @@ export class Calculator {
       this.shareStatus.textContent = `${label}: nothing to copy yet: ${problem.replace(/\.$/, '')}.`;
       return;
     }
-    const text = make(shown);
+    let text;
+    try {
+      text = await make(shown);
+    } catch {
+      this.shareStatus.textContent = `${label}: the exporter could not load; check the connection and try again.`;
+      this.snippetsLoaded = null;
+      return;
+    }
     const copied = await copyText(text);
     // Where the clipboard is not available, the text is shown to copy by hand.
     this.exportBox.hidden = copied;
@@ -383,6 +393,7 @@ export class Calculator {
     const { n, dk, dv } = sizes(s);
     for (const el of this.element.querySelectorAll('[data-panel]')) el.hidden = !this.#shows(el.dataset.panel);
     this.resultPanel.hidden = !this.#shows('steps') && !this.#shows('weights');
+    if (this.#shows('share')) this.#snippets().catch(() => { this.snippetsLoaded = null; });
     this.element.classList.toggle('readonly', readonly);
 
     for (const select of this.sizeControls.querySelectorAll('select')) {
@@ -431,8 +442,11 @@ export class Calculator {
 
     // Hidden panels are not drawn: a heatmap-only widget does the heatmap's work alone.
     if (this.#shows('steps') || this.#shows('weights')) this.steps.update(result, state, precision, { onlyWeights: !this.#shows('steps') });
-    if (this.#shows('plot')) this.plot.update(state, result, result.plotHull, precision);
-    this.plot.setReadonly(readonly);
+    if (this.#shows('plot')) {
+      if (this.plot) this.plot.update(state, result, result.plotHull, precision);
+      else this.#loadPlot();
+    }
+    this.plot?.setReadonly(readonly);
     if (this.#shows('checks')) this.checks.update(state, result, precision);
     this.#renderVerified(state);
     if (this.#shows('explain')) this.#renderExplanation();
@@ -471,6 +485,32 @@ export class Calculator {
       }));
     }
     this.labsReady = Promise.all(pending);
+  }
+
+  // The hull plot's module, fetched the first time the plot panel shows, so an embed without it
+  // (panels="weights") does not download it. It draws what is on screen when it arrives.
+  #loadPlot() {
+    this.plotReady ??= import('./plot.js').then(({ HullPlot }) => {
+      this.plot = new HullPlot({
+        onMove: (j, x, y) => this.#moveValue(j, x, y),
+        onAxes: (axes) => this.#edit('axes', (s) => { s.axes = axes; }),
+        onSave: (svg) => saveSvg(svg, 'attention-hull.svg'),
+      });
+      this.plotSlot.append(this.plot.element);
+      const shown = this.shown;
+      if (shown) this.plot.update(shown.state, shown.result, shown.result.plotHull, this.options.precision);
+      this.plot.setReadonly(this.options.readonly);
+    }, (error) => {
+      this.plotSlot.append(h('p', { class: 'calc-status error', role: 'alert', text: `The plot could not load: ${error.message}` }));
+    });
+    return this.plotReady;
+  }
+
+  // The PyTorch and LaTeX exporters: fetched as soon as the share panel shows, so a click does
+  // not wait, and never by an embed without it.
+  #snippets() {
+    this.snippetsLoaded ??= import('./export.js');
+    return this.snippetsLoaded;
   }
 
   // The labs' stylesheet, fetched with the first lab; a lab is shown once it has loaded, so it

@@ -1,5 +1,5 @@
-// Sharing and export: a PyTorch snippet built on the lesson's `attention`, the computation in
-// LaTeX, and SVG files. Both texts write the computation the page's mode actually does: the
+// Export: a PyTorch snippet built on the lesson's `attention`, and the computation in LaTeX.
+// Loaded only where the share panel shows (files.js saves and copies). Both texts write the computation the page's mode actually does: the
 // mask, the scale, and where the mask is applied. Text only: they state the mask and the scale;
 // PyTorch (or the reader) does the arithmetic, and the numbers shown come from the core.
 import { format } from './format.js';
@@ -139,36 +139,4 @@ export function latexSnippet(state, result, { precision = 3 } = {}) {
     lines.push(`\\text{Quer${one ? 'y' : 'ies'} ${list(empty)} ${one ? 'sees' : 'see'} no key: the softmax of a row of } -\\infty \\text{ is undefined, so row${one ? '' : 's'} ${list(empty)} of } A \\text{ and } Z \\text{ ${one ? 'is' : 'are'} defined as } 0.`);
   }
   return `\\begin{gathered}\n${lines.join(' \\\\\n')}\n\\end{gathered}\n`;
-}
-
-// --- files and the clipboard ----------------------------------------------------------------
-
-/** Downloads an SVG element as a standalone file, with its colours fixed for a white page. */
-export function saveSvg(element, filename) {
-  const copy = element.cloneNode(true);
-  copy.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
-  copy.setAttribute('color', '#1b1f24'); // what currentColor means outside the page
-  if (!copy.getAttribute('width')) {
-    const [, , w, hgt] = copy.getAttribute('viewBox').split(' ');
-    copy.setAttribute('width', w);
-    copy.setAttribute('height', hgt);
-  }
-  const text = `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(copy)}\n`;
-  const url = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = filename;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-  return text;
-}
-
-/** Copies text; resolves to true, or false where the clipboard is not available. */
-export async function copyText(text) {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
