@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -26,6 +27,11 @@
 #include "fit.hpp"
 #include "kernels/peak.hpp"
 #include "kernels/simd.hpp"
+#include "learned/checkpoint.hpp"
+#include "learned/model.hpp"
+#include "learned/scores.hpp"
+#include "learned/trainer.hpp"
+#include "learned/vocabulary.hpp"
 #include "limits.hpp"
 #include "multihead.hpp"
 #include "random.hpp"
@@ -465,9 +471,167 @@ val limits() {
   return out;
 }
 
+// --- learned heads (issue 13): a trained model and a trainer, held in C++ between calls ------
+
+val learned_config(const attn::learned::ModelConfig& c, std::uint64_t seed, std::uint64_t steps) {
+  val out = val::object();
+  out.set("layers", double(c.layers));
+  out.set("heads", double(c.heads));
+  out.set("dModel", double(c.d_model));
+  out.set("context", double(c.context));
+  out.set("vocabulary", std::string(attn::learned::kSymbols));
+  out.set("scale", std::string(c.scale == attn::learned::ScaleMode::none ? "none" : "sqrt"));
+  out.set("seed", exact_count(seed, "seed"));
+  out.set("steps", exact_count(steps, "steps"));
+  return out;
+}
+
+// One forward pass over BOS + text: tokens, the loss of each predicted position, and every
+// head's weights (n×n, row-major) with its scores.
+val learned_run(const attn::learned::ModelConfig& c, const std::vector<float>& params, const std::string& text) {
+  using namespace attn::learned;
+  const std::vector<int> tokens = encode(text, c.context);
+  const std::size_t n = tokens.size();
+  Activations a;
+  forward(c, params.data(), tokens.data(), 1, n, a);
+  const std::vector<int> targets = next_token_targets(tokens.data(), 1, n);
+  std::vector<float> per(n), probs;
+  loss(a, targets.data(), per.data(), probs);
+  per.pop_back();  // the last position predicts nothing
+  std::vector<std::string> names;
+  for (int t : tokens) names.push_back(token_name(t));
+  val layers = val::array();
+  for (std::size_t l = 0; l < c.layers; ++l) {
+    val heads = val::array();
+    for (std::size_t h = 0; h < c.heads; ++h) {
+      const float* w = a.weights.data() + (l * c.heads + h) * n * n;
+      const HeadScores s = head_scores(w, n, tokens.data());
+      val head = val::object();
+      head.set("weights", float32_array(std::vector<float>(w, w + n * n)));
+      // Means over no positions are undefined: null, never NaN.
+      head.set("previousToken", n > 1 ? val(s.previous_token) : val::null());
+      head.set("firstToken", n > 1 ? val(s.first_token) : val::null());
+      head.set("induction", s.induction_positions ? val(s.induction) : val::null());
+      heads.call<void>("push", head);
+    }
+    val layer = val::object();
+    layer.set("heads", heads);
+    layers.call<void>("push", layer);
+  }
+  val out = val::object();
+  out.set("tokens", strings(names));
+  out.set("n", double(n));
+  out.set("loss", float32_array(per));
+  out.set("layers", layers);
+  return out;
+}
+
+// A model's weights: the shipped checkpoint (load) or a trainer's snapshot.
+class LearnedModel {
+ public:
+  LearnedModel() = default;
+  LearnedModel(attn::learned::ModelConfig c, std::vector<float> p, std::uint64_t seed, std::uint64_t steps)
+      : config_(c), params_(std::move(p)), seed_(seed), steps_(steps) {}
+
+  // bytes: a Uint8Array of the checkpoint file. {} or { error }.
+  val load(val bytes) {
+    return guarded([&] {
+      const auto data = emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes);
+      attn::learned::Checkpoint c = attn::learned::deserialize(data.data(), data.size());
+      config_ = c.config, params_ = std::move(c.parameters), seed_ = c.seed, steps_ = c.steps;
+      return val::object();
+    });
+  }
+  val config() const {
+    return guarded([&] { return learned_config(config_, seed_, steps_); });
+  }
+  val run(std::string text) const {
+    return guarded([&] {
+      if (params_.empty()) throw attn::Error("the model has no weights yet");
+      return learned_run(config_, params_, text);
+    });
+  }
+
+ private:
+  attn::learned::ModelConfig config_;
+  std::vector<float> params_;
+  std::uint64_t seed_ = 0, steps_ = 0;
+};
+
+// createTrainer's defaults: the shipped checkpoint's recipe.
+val learned_recipe() {
+  const attn::learned::TrainerOptions o = attn::learned::recipe();
+  val out = val::object();
+  out.set("seed", exact_count(o.seed, "seed"));
+  out.set("layers", double(o.model.layers));
+  out.set("heads", double(o.model.heads));
+  out.set("dModel", double(o.model.d_model));
+  out.set("context", double(o.model.context));
+  out.set("batch", double(o.batch));
+  out.set("learningRate", double(o.learning_rate));
+  out.set("scale", std::string(o.model.scale == attn::learned::ScaleMode::none ? "none" : "sqrt"));
+  return out;
+}
+
+class LearnedTrainer {
+ public:
+  // args: { seed, layers, heads, dModel, context, batch, learningRate, scale: 'sqrt' | 'none' },
+  // every field present (attention.js fills in the defaults). {} or { error }.
+  val configure(val args) {
+    return guarded([&] {
+      attn::learned::TrainerOptions o = attn::learned::recipe();
+      o.seed = seed_arg(args);
+      o.model.layers = size_arg(args, "layers");
+      o.model.heads = size_arg(args, "heads");
+      o.model.d_model = size_arg(args, "dModel");
+      o.model.context = size_arg(args, "context");
+      o.batch = size_arg(args, "batch");
+      o.learning_rate = float(args["learningRate"].as<double>());
+      o.model.scale = args["scale"].as<std::string>() == "none" ? attn::learned::ScaleMode::none
+                                                                 : attn::learned::ScaleMode::sqrt_d_k;
+      trainer_ = std::make_unique<attn::learned::Trainer>(o);
+      return val::object();
+    });
+  }
+  val step(double k) {
+    return guarded([&] {
+      const std::size_t count = whole_number<std::size_t>(k, "k");
+      const attn::learned::StepReport r = trainer().step(count);
+      val out = val::object();
+      out.set("step", double(r.step));
+      out.set("loss", r.loss);
+      out.set("lossFirstCopy", r.loss_first_copy);
+      out.set("lossSecondCopy", r.loss_second_copy);
+      return out;
+    });
+  }
+  LearnedModel snapshot() {
+    const attn::learned::Trainer& t = trainer();
+    return LearnedModel(t.options().model, t.parameters(), t.options().seed, t.steps());
+  }
+
+ private:
+  attn::learned::Trainer& trainer() {
+    if (!trainer_) throw attn::Error("the trainer is not configured");
+    return *trainer_;
+  }
+  std::unique_ptr<attn::learned::Trainer> trainer_;
+};
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_calc) {
+  emscripten::function("learnedRecipe", &learned_recipe);
+  emscripten::class_<LearnedModel>("LearnedModel")
+      .constructor<>()
+      .function("load", &LearnedModel::load)
+      .function("config", &LearnedModel::config)
+      .function("run", &LearnedModel::run);
+  emscripten::class_<LearnedTrainer>("LearnedTrainer")
+      .constructor<>()
+      .function("configure", &LearnedTrainer::configure)
+      .function("step", &LearnedTrainer::step)
+      .function("snapshot", &LearnedTrainer::snapshot);
   emscripten::function("attention", &attention);
   emscripten::function("multiHead", &multi_head);
   emscripten::function("parameterCount", &parameter_count);

@@ -20,21 +20,6 @@ using namespace attn::learned;
 
 namespace {
 
-// The shipped checkpoint's recipe (see the record it writes and the closing note).
-TrainerOptions shipped_options() {
-  TrainerOptions o;
-  o.model.layers = 2;
-  o.model.heads = 4;
-  o.model.d_model = 32;
-  o.model.context = 33;
-  o.seed = 1;
-  o.batch = 32;
-  o.learning_rate = 3e-3f;
-  o.warmup = 100;
-  o.decay_steps = 0;
-  return o;
-}
-
 constexpr std::uint64_t kEvalSeed = 20261201;
 constexpr std::size_t kEvalSequences = 256;
 
@@ -66,8 +51,8 @@ std::string json_number(double x) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  TrainerOptions o = shipped_options();
-  std::size_t steps = 3000, eval_every = 250;
+  TrainerOptions o = recipe();
+  std::size_t steps = 4000, eval_every = 250;  // the shipped checkpoint: 4000 steps of recipe()
   std::string out_dir = "web";
   bool write = true;
   for (int i = 1; i < argc; ++i) {
@@ -94,6 +79,8 @@ int main(int argc, char** argv) {
     else if (a == "--init-sigma") o.init_sigma = std::strtof(next(), nullptr);
     else if (a == "--min-length") o.task.min_length = std::strtoull(next(), nullptr, 10);
     else if (a == "--max-length") o.task.max_length = std::strtoull(next(), nullptr, 10);
+    else if (a == "--distinct") o.task.distinct_share = std::strtod(next(), nullptr);
+    else if (a == "--distinct-from") o.distinct_from = std::strtoull(next(), nullptr, 10);
     else if (a == "--eval-every") eval_every = std::strtoull(next(), nullptr, 10);
     else if (a == "--out") out_dir = next();
     else if (a == "--no-write") write = false;
@@ -103,6 +90,11 @@ int main(int argc, char** argv) {
     }
   }
   if (o.task.max_length && !o.task.min_length) o.task.min_length = task_for(o.model.context).min_length;
+  if (!o.task.max_length) {
+    const double share = o.task.distinct_share;
+    o.task = task_for(o.model.context);
+    o.task.distinct_share = share;
+  }
 
   try {
     Trainer t(o);

@@ -288,6 +288,93 @@ export interface TimingResult {
   iterations: number;
 }
 
+/** A learned-heads model's sizes and provenance. */
+export interface LearnedConfig {
+  layers: number;
+  heads: number;
+  dModel: number;
+  /** Tokens the model reads, BOS included: text of at most context − 1 characters. */
+  context: number;
+  /** The symbols it reads: "abcdefghijklmnopqrstuvwxyz " (BOS is added by run()). */
+  vocabulary: string;
+  /** 'sqrt': scores scaled by 1/√d_k; 'none': the lesson's pitfall, unscaled. */
+  scale: 'sqrt' | 'none';
+  /** The seed of its initialisation and data. */
+  seed: number;
+  /** Optimisation steps it was trained for. */
+  steps: number;
+}
+
+/** One head on one text. Scores are means over positions i ≥ 1 (null where there are none). */
+export interface LearnedHead {
+  /** n×n attention weights, causal (zero above the diagonal), rows summing to 1. */
+  weights: number[][];
+  /** Mean of A[i][i−1]. */
+  previousToken: number | null;
+  /** Mean of A[i][0], the weight on BOS. */
+  firstToken: number | null;
+  /** Mean over positions whose token occurred earlier (latest at j) of A[i][j+1]; null without a repeat. */
+  induction: number | null;
+}
+
+export interface LearnedRun {
+  /** The tokens read: "<bos>", then one per character. */
+  tokens: string[];
+  /** Cross-entropy (nats) of each next-token prediction: n − 1 numbers. */
+  loss: number[];
+  layers: { heads: LearnedHead[] }[];
+}
+
+export interface LearnedModel {
+  readonly config: Readonly<LearnedConfig>;
+  /**
+   * Runs the model on BOS + text. Throws an Error for a character outside the vocabulary
+   * (a to z and the space) and for text longer than context − 1 characters.
+   */
+  run(text: string): LearnedRun;
+  /** Frees its weights in the wasm heap now (otherwise when it is garbage-collected). */
+  dispose(): void;
+}
+
+export interface TrainerOptions {
+  /** Whole number ≥ 0. Default: the shipped checkpoint's (1). */
+  seed?: number;
+  /** 1 to 4. Default 2. */
+  layers?: number;
+  /** 1 to 8, dividing dModel. Default: the shipped checkpoint's. */
+  heads?: number;
+  /** 4 to 128. Default 32. */
+  dModel?: number;
+  /** 7 to 128 tokens, BOS included. Default 33. */
+  context?: number;
+  /** Sequences per step, 1 to 256. Default 32. */
+  batch?: number;
+  /** AdamW's peak learning rate, > 0 and ≤ 1 (warm-up, then cosine decay). Default 5e-3. */
+  learningRate?: number;
+  /** Default 'sqrt'. */
+  scale?: 'sqrt' | 'none';
+}
+
+export interface TrainingStep {
+  /** Steps taken so far. */
+  step: number;
+  /** Mean cross-entropy of the last batch over every predicted position. */
+  loss: number;
+  /** Over the first copy of the repeated string (after its first token). */
+  lossFirstCopy: number;
+  /** Over the second copy (after its first token): low once an induction head has formed. */
+  lossSecondCopy: number;
+}
+
+export interface Trainer {
+  /** Runs k optimisation steps (1 to 100000, default 1); reports the last. */
+  step(k?: number): TrainingStep;
+  /** The model with the current weights (a copy). */
+  model(): LearnedModel;
+  /** Frees the trainer's state in the wasm heap now. */
+  dispose(): void;
+}
+
 /** The core's size limits (src/limits.hpp and each module's), as attention.js checks them. */
 export interface Limits {
   /** Rows of Q, K, V or X (n, m): 65536. */
@@ -397,6 +484,16 @@ export interface Attention {
    * vector mul+add updates and returns the FLOPs done.
    */
   peakMulAdd(iterations: number): number;
+  /**
+   * The shipped learned-heads checkpoint (learned-heads.bin beside attention.js, or options.url),
+   * fetched on first use; later calls share it. Rejects with an Error when it cannot be loaded.
+   */
+  learnedModel(options?: { url?: string | URL }): Promise<LearnedModel>;
+  /**
+   * A trainer of a fresh model on the copy task (BOS, random prefix, s, s again, filler),
+   * trained by the core with hand-written gradients and AdamW. Bad options throw an Error.
+   */
+  createTrainer(options?: TrainerOptions): Trainer;
   /** Bytes allocated in the wasm heap right now (diagnostic; flat across calls). */
   heapBytesInUse(): number;
 }

@@ -62,35 +62,43 @@ export function loadAttention(options) {
   return instances.get(key);
 }
 
-// The folder of the modules, relative to this file unless absolute.
-function toBaseUrl(value) {
-  if (typeof value !== 'string' && !(value instanceof URL)) fail(`baseUrl must be a string or a URL (got ${describe(value)})`);
+// A file's URL, relative to this file unless absolute.
+function toUrl(value, name) {
+  if (typeof value !== 'string' && !(value instanceof URL)) fail(`${name} must be a string or a URL (got ${describe(value)})`);
   try {
     return new URL(value, import.meta.url);
   } catch {
-    fail(`baseUrl is not a valid URL (got ${describe(String(value))})`);
+    fail(`${name} is not a valid URL (got ${describe(String(value))})`);
   }
 }
+
+// The folder of the modules, relative to this file unless absolute.
+const toBaseUrl = (value) => toUrl(value, 'baseUrl');
 
 const WASM_MAGIC = [0, 97, 115, 109]; // "\0asm"
 
 // Compiles from the bytes, so a server that labels .wasm with the wrong MIME type still works;
 // a page that is not WebAssembly at all (an HTML error page, say) gets a clear message.
 async function compileWasm(url) {
-  let bytes, type = '';
-  if (IS_NODE && url.protocol === 'file:') {
-    const { readFile } = await import('node:fs/promises');
-    bytes = new Uint8Array(await readFile(url));
-  } else {
-    const response = await fetch(url, { credentials: 'same-origin' });
-    if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
-    type = response.headers.get('content-type') ?? '';
-    bytes = new Uint8Array(await response.arrayBuffer());
-  }
+  const { bytes, type } = await fetchBytes(url);
   if (!WASM_MAGIC.every((b, i) => bytes[i] === b)) {
     throw new Error(`the file is not WebAssembly${type ? ` (the server sent ${type.split(';')[0]})` : ''}`);
   }
   return WebAssembly.compile(bytes);
+}
+
+// A file's bytes: read from disk under Node (file: URLs), fetched elsewhere.
+async function fetchBytes(url) {
+  if (IS_NODE && url.protocol === 'file:') {
+    const { readFile } = await import('node:fs/promises');
+    return { bytes: new Uint8Array(await readFile(url)), type: '' };
+  }
+  const response = await fetch(url, { credentials: 'same-origin' });
+  if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
+  return {
+    bytes: new Uint8Array(await response.arrayBuffer()),
+    type: response.headers.get('content-type') ?? '',
+  };
 }
 
 async function instantiate(variant, base) {
@@ -123,6 +131,7 @@ class Attention {
   #limits;           // the core's documented limits (limits())
   #outputShape = ''; // the sizes the core's attentionOutput buffers were last prepared for
   #outputAt = null;  // their heap addresses
+  #learned = new Map(); // checkpoint URL → Promise<LearnedModel>
 
   constructor(core, simd) {
     this.#core = core;
@@ -458,9 +467,168 @@ class Attention {
     return iterations * this.#core.peakChains() * this.#core.lanes() * 2;
   }
 
+  /**
+   * The shipped learned-heads checkpoint (learned-heads.bin beside this file, written by
+   * `npm run train`), fetched on first use and shared by later calls. See attention.d.ts.
+   * @param {{ url?: string | URL }} [options] url: another checkpoint file.
+   */
+  learnedModel(options) {
+    let url;
+    try {
+      const o = optionsOf(options, 'learnedModel', "{ url: './learned-heads.bin' }");
+      url = argument('url', () => toUrl(o.url ?? './learned-heads.bin', 'url'));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (!this.#learned.has(url.href)) {
+      const loading = fetchBytes(url).then(
+        ({ bytes }) => {
+          const handle = new this.#core.LearnedModel();
+          const loaded = handle.load(bytes);
+          if (loaded.error !== undefined) {
+            handle.delete();
+            throw new Error(`attention-calc: ${url.href} is not a usable checkpoint: ${loaded.error}`);
+          }
+          return new LearnedModel(handle);
+        },
+        (cause) => {
+          throw new Error(`attention-calc: could not load ${url.href}: ${cause.message}`, { cause });
+        },
+      );
+      loading.catch(() => this.#learned.delete(url.href)); // a failed load can be tried again
+      this.#learned.set(url.href, loading);
+    }
+    return this.#learned.get(url.href);
+  }
+
+  /**
+   * A trainer of a fresh learned-heads model, from a seeded initialisation, on the copy task.
+   * The defaults are the shipped checkpoint's recipe. See attention.d.ts.
+   */
+  createTrainer(options) {
+    const o = optionsOf(options, 'createTrainer', '{ seed: 1 }');
+    const d = this.#core.learnedRecipe(); // the shipped checkpoint's recipe
+    for (const key of Object.keys(o)) {
+      if (!Object.hasOwn(d, key)) {
+        fail(`createTrainer has no option ${describe(key)} (its options: ${Object.keys(d).join(', ')})`);
+      }
+    }
+    const args = {
+      seed: argument('seed', () => toSeed(withDefault(o.seed, d.seed))),
+      layers: argument('layers', () => toRange(withDefault(o.layers, d.layers), 'layers', 1, 4)),
+      heads: argument('heads', () => toRange(withDefault(o.heads, d.heads), 'heads', 1, 8)),
+      dModel: argument('dModel', () => toRange(withDefault(o.dModel, d.dModel), 'dModel', 4, 128)),
+      context: argument('context', () => toRange(withDefault(o.context, d.context), 'context', 7, 128)),
+      batch: argument('batch', () => toRange(withDefault(o.batch, d.batch), 'batch', 1, 256)),
+      learningRate: argument('learningRate', () => {
+        const lr = toPositive(withDefault(o.learningRate, d.learningRate), 'learningRate');
+        if (lr > 1) fail(`learningRate must be at most 1 (got ${describe(lr)})`);
+        return lr;
+      }),
+      scale: argument('scale', () => {
+        const scale = withDefault(o.scale, d.scale);
+        if (scale !== 'sqrt' && scale !== 'none') fail(`scale must be 'sqrt' (1/√d_k) or 'none' (got ${describe(scale)})`);
+        return scale;
+      }),
+    };
+    const handle = new this.#core.LearnedTrainer();
+    const configured = handle.configure(args);
+    if (configured.error !== undefined) {
+      handle.delete();
+      throw new Error(configured.error);
+    }
+    return new Trainer(handle);
+  }
+
   /** Bytes currently allocated in the wasm heap (a diagnostic: it stays flat across calls). */
   heapBytesInUse() {
     return this.#core.heapBytesInUse();
+  }
+}
+
+// The C++ objects behind LearnedModel and Trainer live in the wasm heap; each is freed when its
+// JS wrapper is garbage-collected (or at once by dispose()).
+const release = new FinalizationRegistry((handle) => handle.delete());
+
+/** A learned-heads model: the shipped checkpoint, or a trainer's weights at one step. */
+class LearnedModel {
+  #handle;
+
+  constructor(handle) {
+    this.#handle = handle;
+    release.register(this, handle, this);
+    const c = unwrap(handle.config());
+    /** { layers, heads, dModel, context, vocabulary, scale, seed, steps } */
+    this.config = Object.freeze({ ...c });
+  }
+
+  /**
+   * Runs the model on BOS + text. → { tokens (BOS first), loss (per predicted position),
+   * layers: [{ heads: [{ weights (n×n, causal), previousToken, firstToken, induction }] }] }.
+   * A score is null where it averages over no positions (induction without a repeated token).
+   */
+  run(text) {
+    if (typeof text !== 'string') {
+      fail(`run takes a string of the letters a to z and spaces (got ${describe(text)})`);
+    }
+    const raw = unwrap(this.#handle.run(text));
+    const n = raw.n;
+    return {
+      tokens: raw.tokens,
+      loss: Array.from(raw.loss),
+      layers: raw.layers.map((layer) => ({
+        heads: layer.heads.map((h) => ({
+          weights: toRows(h.weights, n, n),
+          previousToken: h.previousToken,
+          firstToken: h.firstToken,
+          induction: h.induction,
+        })),
+      })),
+    };
+  }
+
+  /** Frees the weights in the wasm heap now, rather than when this object is collected. */
+  dispose() {
+    if (!this.#handle) return;
+    release.unregister(this);
+    this.#handle.delete();
+    this.#handle = null;
+  }
+}
+
+/** Trains a learned-heads model in the core (hand-written backward pass, AdamW). */
+class Trainer {
+  #handle;
+
+  constructor(handle) {
+    this.#handle = handle;
+    release.register(this, handle, this);
+  }
+
+  /** Runs k optimisation steps (default 1). → { step, loss, lossFirstCopy, lossSecondCopy } of the last. */
+  step(k = 1) {
+    const steps = argument('k', () => toRange(k, 'k', 1, 100000));
+    this.#alive();
+    const { step, loss, lossFirstCopy, lossSecondCopy } = unwrap(this.#handle.step(steps));
+    return { step, loss, lossFirstCopy, lossSecondCopy };
+  }
+
+  /** The model with the current weights (a copy: later steps do not change it). */
+  model() {
+    this.#alive();
+    return new LearnedModel(this.#handle.snapshot());
+  }
+
+  /** Frees the trainer's state in the wasm heap now. */
+  dispose() {
+    if (!this.#handle) return;
+    release.unregister(this);
+    this.#handle.delete();
+    this.#handle = null;
+  }
+
+  #alive() {
+    if (!this.#handle) fail('this trainer was disposed');
   }
 }
 

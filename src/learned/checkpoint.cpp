@@ -54,10 +54,10 @@ Checkpoint deserialize(const std::uint8_t* bytes, std::size_t size) {
   Reader r{bytes + 8, size - 8};
   if (r.get(4) != kVersion) throw Error("the checkpoint's format version is not 1");
   Checkpoint c;
-  c.config.layers = r.get(4);
-  c.config.heads = r.get(4);
-  c.config.d_model = r.get(4);
-  c.config.context = r.get(4);
+  c.config.layers = std::size_t(r.get(4));
+  c.config.heads = std::size_t(r.get(4));
+  c.config.d_model = std::size_t(r.get(4));
+  c.config.context = std::size_t(r.get(4));
   const std::uint64_t scale = r.get(4);
   if (scale > 1) throw Error("the checkpoint's scale mode is unknown");
   c.config.scale = scale ? ScaleMode::none : ScaleMode::sqrt_d_k;
@@ -67,7 +67,7 @@ Checkpoint deserialize(const std::uint8_t* bytes, std::size_t size) {
   c.seed = r.get(8);
   c.steps = r.get(8);
   if (r.left != count * 4) throw Error("the checkpoint is truncated or has trailing bytes");
-  c.parameters.resize(count);
+  c.parameters.resize(std::size_t(count));
   for (auto& f : c.parameters) {
     const auto bits = std::uint32_t(r.get(4));
     std::memcpy(&f, &bits, 4);

@@ -15,7 +15,8 @@ std::size_t uniform_int(Rng& rng, std::size_t lo, std::size_t hi) {  // inclusiv
 
 // Lengths and offsets: s's length uniform in the task's range, the prefix uniform in what is left.
 Sequence layout(Rng& rng, std::size_t context, const TaskConfig& task) {
-  const TaskConfig t = task.max_length ? task : task_for(context);
+  TaskConfig t = task.max_length ? task : task_for(context);
+  t.distinct_share = task.distinct_share;
   if (t.min_length < 2 || t.min_length > t.max_length || 1 + 2 * t.max_length > context) {
     throw Error("the task's string lengths do not fit the context of " + std::to_string(context));
   }
@@ -40,6 +41,9 @@ TaskConfig task_for(std::size_t context) {
 }
 
 Sequence training_sequence(Rng& rng, std::size_t context, const TaskConfig& task) {
+  if (task.distinct_share > 0.0 && rng.uniform() < task.distinct_share) {
+    return distinct_sequence(rng, context, task);
+  }
   Sequence s = layout(rng, context, task);
   for (std::size_t i = 1; i < context; ++i) {
     if (i >= s.second && i < s.second + s.length) {

@@ -14,6 +14,11 @@ namespace attn::learned {
 struct TaskConfig {
   std::size_t min_length = 0;  // of s; 0 = choose from the context (task_for)
   std::size_t max_length = 0;
+  // The share of training sequences drawn without repeated letters (distinct_sequence). In fully
+  // random letters, accidental repeats in the prefix and filler make copying the token after a
+  // previous occurrence wrong as often as right there, so an induction head learns to hedge
+  // (half its attention on BOS); sequences without accidental repeats teach it to commit.
+  double distinct_share = 0.0;
 };
 
 // The string lengths used for a context: at most (context − 1)/2, and long enough that a
@@ -27,7 +32,8 @@ struct Sequence {
   std::size_t length = 0;   // |s|
 };
 
-// A training sequence: every letter uniform over the 27 symbols (accidental repeats happen).
+// A training sequence: with probability task.distinct_share a distinct_sequence, otherwise every
+// letter uniform over the 27 symbols (accidental repeats happen).
 Sequence training_sequence(Rng& rng, std::size_t context, const TaskConfig& task);
 
 // An evaluation sequence whose letters are all distinct apart from the repeat, so that "occurred

@@ -25,6 +25,23 @@ float learning_rate_at(const TrainerOptions& o, std::size_t step) {  // step cou
 
 }  // namespace
 
+TrainerOptions recipe() {
+  TrainerOptions o;
+  o.model.layers = 2;
+  o.model.heads = 2;
+  o.model.d_model = 32;
+  o.model.context = 33;
+  o.seed = 1;
+  o.batch = 32;
+  o.learning_rate = 5e-3f;
+  o.warmup = 100;
+  o.decay_steps = 6000;
+  o.weight_decay = 0.0f;
+  o.task.distinct_share = 0.5;
+  o.distinct_from = 1500;
+  return o;
+}
+
 void validate(const TrainerOptions& o) {
   validate(o.model);
   if (o.batch < 1 || o.batch > 256) {
@@ -34,6 +51,9 @@ void validate(const TrainerOptions& o) {
     throw Error("learningRate must be a number greater than 0 and at most 1");
   }
   if (o.model.context < 7) throw Error("context must be at least 7 for the copy task");
+  if (!(o.task.distinct_share >= 0.0 && o.task.distinct_share <= 1.0)) {
+    throw Error("the share of distinct-letter sequences must be between 0 and 1");
+  }
   const TaskConfig t = o.task.max_length ? o.task : task_for(o.model.context);
   if (t.min_length < 2 || t.min_length > t.max_length || 1 + 2 * t.max_length > o.model.context) {
     throw Error("the copy task's string lengths do not fit the context");
@@ -58,7 +78,11 @@ std::vector<float> initial_parameters(const ModelConfig& c, std::uint64_t seed, 
 
 Trainer::Trainer(const TrainerOptions& options) : o_(options), data_(data_seed(options.seed)) {
   validate(o_);
-  if (!o_.task.max_length) o_.task = task_for(o_.model.context);
+  if (!o_.task.max_length) {
+    const double share = o_.task.distinct_share;
+    o_.task = task_for(o_.model.context);
+    o_.task.distinct_share = share;
+  }
   params_ = initial_parameters(o_.model, o_.seed, o_.init_sigma);
   grads_.assign(params_.size(), 0.0f);
   m_.assign(params_.size(), 0.0f);
@@ -73,8 +97,10 @@ StepReport Trainer::step(std::size_t k) {
   for (std::size_t s = 0; s < k; ++s) {
     tokens_.resize(B * n);
     roles_.resize(B * n);
+    TaskConfig task = o_.task;
+    if (step_ < o_.distinct_from) task.distinct_share = 0.0;
     for (std::size_t b = 0; b < B; ++b) {
-      const Sequence seq = training_sequence(data_, n, o_.task);
+      const Sequence seq = training_sequence(data_, n, task);
       const std::vector<int> role = copy_roles(seq);
       std::copy(seq.tokens.begin(), seq.tokens.end(), tokens_.begin() + std::ptrdiff_t(b * n));
       std::copy(role.begin(), role.end(), roles_.begin() + std::ptrdiff_t(b * n));

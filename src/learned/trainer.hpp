@@ -24,7 +24,14 @@ struct TrainerOptions {
   float beta1 = 0.9f, beta2 = 0.98f, eps = 1e-8f;
   float init_sigma = 0.5f;         // of the embeddings; matrices get 1/√fan_in
   TaskConfig task;
+  // A curriculum: task.distinct_share applies from this step on. Before it, letters are all
+  // random, the data in which the induction circuit forms first (on distinct letters alone the
+  // model settles for "a letter not seen yet"); after it, distinct sequences sharpen it.
+  std::size_t distinct_from = 0;
 };
+
+// The shipped checkpoint's recipe (npm run train), and createTrainer's defaults.
+TrainerOptions recipe();
 
 // Throws attn::Error unless the options are usable, with a message in the API's terms.
 void validate(const TrainerOptions& o);
