@@ -136,6 +136,18 @@ describe('issue 11 #8: <attention-calc> in sites built with generators from npm'
     assert.deepEqual(problems, [], 'no console error (React reports a hydration mismatch there)');
   });
 
+  for (const [site, intro] of [['vitepress', 'course/intro.html'], ['docusaurus', 'course/intro']]) {
+    it(`issue 11 #8: ${site === 'vitepress' ? 'VitePress' : 'Docusaurus'}: reached by the site's own navigation from another page (no page load), the widget starts and shows the worked example`, async () => {
+      await page.goto(`${served[site].url}${intro}`);
+      await page.evaluate(() => (window.samePage = true));
+      await page.getByRole('link', { name: 'Attention weights' }).first().click();
+      await page.locator('attention-calc').waitFor({ state: 'attached' });
+      assert.deepEqual(await weightsShown(page), expected(spec.no_mask.weights));
+      assert.equal(await page.evaluate(() => window.samePage), true, 'the site navigated without loading a page');
+      assert.deepEqual(problems, []);
+    });
+  }
+
   it(`issue 11 #8: reveal.js ${versionOf('reveal.js')}: the widget on a slide shows the worked example; 0.5 and ArrowRight typed in a cell keep the slide, Escape still opens the overview`, async () => {
     await page.goto(`${served.reveal.url}course/#/1`);
     assert.deepEqual(await weightsShown(page), expected(spec.no_mask.weights));
