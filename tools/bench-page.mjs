@@ -1,9 +1,10 @@
 // Measures the calculator page in headless Chromium (a benchmark that prints figures, not a test):
-//   - time from navigation to interactive (the core loaded and the first result shown);
+//   - time from navigation to the first numbers (the core loaded and the first result shown),
+//     on dist/ (built) and web/ (source modules);
 //   - median time from an input event to every number updated, at 3×3 and at n = d = 8;
 //   - the page's own JS and wasm bytes, raw and gzip (KaTeX, if present, counted apart).
 // It prints the processor and the load average first: on a busy machine the figures are noise.
-// Usage: npm run bench:page   (after a build; `npm test` or `npm run build` builds)
+// Usage: npm run bench:page   (after a build; `npm test` or `npm run build` builds dist/)
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, relative } from 'node:path';
@@ -19,9 +20,13 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(', ');
 console.log(`${cpus()[0].model}, ${cpus().length} cores; load average before: ${load()}`);
-const { server, url } = await startServer({ root: WEB });
+const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const browser = await launchChromium();
-try {
+// Time to first numbers, on the page as built (dist/: bundled and minified, what a course site
+// serves) and as source (web/: the unbundled modules, a request per module).
+for (const [label, root] of [['dist/ (built)', DIST], ['web/ (source modules)', WEB]]) {
+  if (!existsSync(join(root, 'index.html'))) continue;
+  const { server, url } = await startServer({ root });
   const interactive = [];
   for (let run = 0; run < RUNS; run++) {
     const { page, context } = await openPage(browser);
@@ -30,7 +35,11 @@ try {
     interactive.push(await page.evaluate(() => performance.getEntriesByName('attention-calc interactive')[0].startTime));
     await context.close();
   }
-  console.log(`time to first numbers (navigation to interactive): median ${median(interactive).toFixed(1)} ms over ${RUNS} fresh pages (min ${Math.min(...interactive).toFixed(1)}, max ${Math.max(...interactive).toFixed(1)})`);
+  server.close();
+  console.log(`time to first numbers, ${label} (navigation to the first result on screen): median ${median(interactive).toFixed(1)} ms over ${RUNS} fresh pages (min ${Math.min(...interactive).toFixed(1)}, max ${Math.max(...interactive).toFixed(1)})`);
+}
+const { server, url } = await startServer({ root: existsSync(join(DIST, 'index.html')) ? DIST : WEB });
+try {
 
   const { page, context } = await openPage(browser);
   await page.goto(url);
