@@ -4,9 +4,10 @@
 // learned, and the panel says so.
 import { h } from '../calc/dom.js';
 import { format } from '../calc/format.js';
-import { MatrixGrid } from '../calc/grid.js';
+import { COMMIT_MS, MatrixGrid } from '../calc/grid.js';
 import { heatmapSvg } from '../calc/heatmap.js';
 import { identity } from './matrix.js';
+import { scrollBox } from './scroll-cue.js';
 import { valueTable } from './table.js';
 
 const DEFAULT_SENTENCE = 'The cat sat on the mat because it was tired';
@@ -38,7 +39,8 @@ export class ConstructLab {
     this.error = '';
     this.sentenceInput = h('input', {
       type: 'text', value: DEFAULT_SENTENCE, class: 'sentence', 'aria-label': 'Sentence', spellcheck: 'false', maxLength: 200,
-      on: { change: () => this.#load(this.kind, this.sentenceInput.value) },
+      // Applied once typing pauses, as the calculator's cells are; at once on Enter or leaving.
+      on: { input: () => this.#typing(), change: () => this.#applySentence() },
     });
     this.sentenceMessage = h('p', { class: 'cell-message', role: 'alert' });
     this.kindButtons = Object.entries(HEAD_KINDS).map(([key, kind]) =>
@@ -67,7 +69,7 @@ export class ConstructLab {
     };
     this.wqGrid = grid('W_Q', 'what each token looks for');
     this.wkGrid = grid('W_K', 'what each token offers');
-    this.features = h('div', { class: 'matrix-scroll' });
+    this.features = h('div');
     this.heatmap = h('div', { class: 'heatmap-box' });
     this.verdict = h('p', { class: 'lab-verdict', role: 'status' });
     this.how = h('p');
@@ -93,8 +95,19 @@ export class ConstructLab {
 
   get sentence() { return this.head?.sentence ?? DEFAULT_SENTENCE; }
 
+  #typing() {
+    clearTimeout(this.typingPause);
+    this.typingPause = setTimeout(() => this.#applySentence(), COMMIT_MS);
+  }
+
+  #applySentence() {
+    clearTimeout(this.typingPause);
+    this.#load(this.kind, this.sentenceInput.value, { keepEdits: true });
+  }
+
   // A preset for a sentence: the core builds the features and the weights.
-  #load(kind, sentence) {
+  // keepEdits: a sentence with the same tokens (a space typed, say) keeps the learner's W_Q, W_K.
+  #load(kind, sentence, { keepEdits = false } = {}) {
     let head;
     try {
       head = this.attn.constructedHead({ kind, sentence });
@@ -106,9 +119,15 @@ export class ConstructLab {
     }
     this.sentenceMessage.textContent = '';
     this.sentenceInput.removeAttribute('aria-invalid');
+    if (keepEdits && kind === this.kind && head.tokens.join(' ') === this.head.tokens.join(' ')) {
+      this.head.sentence = sentence;
+      return;
+    }
     // Per sentence: the token labels, the feature table and W_V = W_O = identity.
     this.head = { ...head, sentence, labels: head.tokens.map((t, i) => `${i + 1} ${t}`), identity: identity(head.x[0].length) };
-    this.features.replaceChildren(valueTable(head.x, { name: 'X', precision: 0, rowLabels: this.head.labels, colLabels: head.features }));
+    this.features.replaceChildren(scrollBox(valueTable(head.x, { name: 'X', precision: 0, rowLabels: this.head.labels, colLabels: head.features }), {
+      label: 'Token features X, scrolls sideways', what: (a, b) => (a === b ? `feature ${head.features[a]}` : `features ${head.features[a]} to ${head.features[b]}`),
+    }));
     this.kind = kind;
     this.wq = structuredClone(head.wq);
     this.wk = structuredClone(head.wk);

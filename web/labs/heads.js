@@ -6,6 +6,7 @@ import { heatmapSvg } from '../calc/heatmap.js';
 import { h, sub } from '../calc/dom.js';
 import { tex } from '../calc/tex.js';
 import { identity } from './matrix.js';
+import { scrollBox } from './scroll-cue.js';
 import { valueTable } from './table.js';
 
 const MAX_TOKENS = 8, MAX_D = 16;
@@ -57,9 +58,9 @@ export class HeadsLab {
     this.params = new ParameterCounter({ attn, onError });
     this.element = h('section', { class: 'lab heads-lab', role: 'group', 'aria-label': 'Multi-head attention', part: 'heads' },
       h('h2', { text: 'Multi-head attention' }),
-      h('div', { class: 'formula-scroll' }, tex('\\operatorname{MultiHead}(X) = \\operatorname{Concat}(\\text{head}_1,\\dots,\\text{head}_h)\\,W^O,\\quad \\text{head}_i = \\operatorname{Attention}(Q_i, K_i, V_i)', {
+      scrollBox(tex('\\operatorname{MultiHead}(X) = \\operatorname{Concat}(\\text{head}_1,\\dots,\\text{head}_h)\\,W^O,\\quad \\text{head}_i = \\operatorname{Attention}(Q_i, K_i, V_i)', {
         display: true, label: 'MultiHead of X equals the concatenation of head 1 to head h, times W O, where head i is attention of Q i, K i, V i',
-      })),
+      }), { label: 'The multi-head formula, scrolls sideways' }),
       h('div', { class: 'control-row' }, this.sizeControls, h('label', { class: 'toggle' }, this.causalBox, 'Causal (no token sees a later one)')),
       h('div', { class: 'control-row presets', role: 'group', 'aria-label': 'Weight presets' }, this.weightButtons,
         h('span', { class: 'seed-box' }, 'seed ', this.seedInput)),
@@ -145,8 +146,13 @@ export class HeadsLab {
     const group = (j) => Math.floor(j / dk);
     const tokens = r.q.map((_, i) => `x${sub(i + 1)}`);
     const headLabels = (name) => Array.from({ length: s.d }, (_, j) => `${name}${sub(group(j) + 1)}·${j % dk + 1}`);
-    const figure = (title, rows, name, labels) => h('figure', { class: 'matrix' },
-      h('figcaption', {}, title), valueTable(rows, { name, group, rowLabels: tokens, colLabels: labels }));
+    // On a phone these tables scroll sideways; the cue under each names the heads out of sight.
+    const headsOf = (a, b) => (group(a) === group(b) ? `head ${group(a) + 1}` : `heads ${group(a) + 1}–${group(b) + 1}`);
+    const figure = (title, rows, name, labels) => h('figure', { class: 'matrix lab-figure' },
+      h('figcaption', {}, title),
+      scrollBox(valueTable(rows, { name, group, rowLabels: tokens, colLabels: labels }), {
+        label: `${name}, scrolls sideways`, what: labels && heads > 1 ? headsOf : () => 'more columns',
+      }));
     this.reshape.replaceChildren(
       figure([h('strong', { text: 'Q' }), ` = X·W_Q, cut into ${heads} head${heads > 1 ? 's' : ''} of d_k = ${dk}`], r.q, 'Q', headLabels('h')),
       figure([h('strong', { text: 'K' }), ' = X·W_K'], r.k, 'K', headLabels('h')),
@@ -161,19 +167,23 @@ export class HeadsLab {
   }
 }
 
-/** 4d² (+4d with biases) for any d and h, with the GPT-2 preset and the h × 4d² pitfall. */
+/**
+ * 4d² (+4d with biases) for any d and h, with the GPT-2 preset and the h × 4d² pitfall. The count
+ * follows the boxes as the learner types; an entry that gives no count is marked where it is
+ * typed, and the count of the last valid sizes stays.
+ */
 class ParameterCounter {
   constructor({ attn, onError }) {
     this.attn = attn;
     this.onError = onError;
     this.manual = false; // once the learner picks sizes here, they stop following the view's
     this.sizes = { d: 8, h: 2, bias: false };
-    const number = (label, key) => h('input', {
+    const number = (label) => h('input', {
       type: 'number', min: 1, step: 1, class: 'count-input', 'aria-label': label,
-      on: { change: (e) => this.#set({ [key]: Number(e.target.value) }) },
+      on: { input: (e) => this.#typed(e.target) },
     });
-    this.dInput = number('Parameter counter d_model', 'd');
-    this.hInput = number('Parameter counter heads', 'h');
+    this.dInput = number('Parameter counter d_model');
+    this.hInput = number('Parameter counter heads');
     this.biasBox = h('input', { type: 'checkbox', on: { change: () => this.#set({ bias: this.biasBox.checked }) } });
     this.formula = h('p', { class: 'param-formula' });
     this.count = h('p', { class: 'param-count', role: 'status' });
@@ -190,34 +200,60 @@ class ParameterCounter {
 
   /** Follows the multi-head view's sizes until the learner sets sizes here. */
   follow(d, heads) {
-    if (!this.manual) this.#update({ ...this.sizes, d, h: heads });
+    if (this.manual) return;
+    // Shown as the view has them even when they give no count, so a message names what is seen.
+    this.dInput.value = String(d);
+    this.hInput.value = String(heads);
+    this.#set({ d, h: heads }, { manual: false });
   }
 
-  #set(change) {
-    this.manual = true;
-    this.#update({ ...this.sizes, ...change });
+  // A keystroke in a box: the count for both boxes as they stand, or the first box that gives
+  // none marked in place. An empty box or a fraction reads as '' here (type=number).
+  #typed(input) {
+    for (const box of [input, input === this.dInput ? this.hInput : this.dInput]) {
+      const value = box.value === '' ? NaN : Number(box.value);
+      const max = box === this.hInput ? this.attn.limits().maxHeads : Infinity;
+      if (!Number.isInteger(value) || value < 1 || value > max) {
+        this.#refuse(box, `${box === this.dInput ? 'd_model' : 'heads'} must be a whole number ${max === Infinity ? 'of at least 1' : `from 1 to ${max}`}`);
+        return;
+      }
+    }
+    this.#set({ d: Number(this.dInput.value), h: Number(this.hInput.value) }, { from: input });
   }
 
-  #update(sizes) {
-    this.dInput.value = String(sizes.d);
-    this.hInput.value = String(sizes.h);
-    this.biasBox.checked = sizes.bias;
+  #set(change, { manual = true, from = null } = {}) {
+    const sizes = { ...this.sizes, ...change };
     let count, weightsOnly;
     try {
       count = this.attn.parameterCount({ dModel: sizes.d, heads: sizes.h, bias: sizes.bias });
       weightsOnly = this.attn.parameterCount({ dModel: sizes.d, heads: sizes.h });
     } catch (error) {
-      this.message.textContent = `${error.message}. The count below is for the last valid sizes.`;
+      this.#refuse(from ?? this.hInput, error.message);
       this.onError(error.message);
       return;
     }
-    this.message.textContent = '';
+    this.manual ||= manual;
     this.sizes = sizes;
+    this.message.textContent = '';
+    for (const input of [this.dInput, this.hInput]) {
+      input.removeAttribute('aria-invalid');
+      // Never rewrite the box being typed in: its caret and its text are the learner's.
+      if (input !== from) input.value = String(input === this.dInput ? sizes.d : sizes.h);
+    }
+    this.biasBox.checked = sizes.bias;
     const { d, h: heads, bias } = sizes;
     const fmt = (x) => x.toLocaleString('en-US');
     this.formula.replaceChildren(tex(bias ? '4d^2 + 4d' : '4d^2'), ` = ${bias ? `4 × ${fmt(d)}² + 4 × ${fmt(d)}` : `4 × ${fmt(d)}²`}`);
     this.count.replaceChildren(h('strong', { class: 'param-total', text: fmt(count) }), ` parameters for W_Q, W_K, W_V and W_O, whatever the number of heads (h = ${heads} splits d = ${fmt(d)} into ${heads} × ${fmt(d / heads)}).`);
     this.wrong.replaceChildren(h('span', { class: 'pitfall-mark', text: '✗ ' }),
       `Not h × 4d² = ${fmt(heads)} × ${fmt(weightsOnly)} = ${fmt(heads * weightsOnly)}: that would give every head its own full d × d projections. The heads share the d-dimensional budget, so the total stays about 4d².`);
+  }
+
+  // The entry stays as typed and is marked; the count shown is still the last valid one's.
+  #refuse(input, message) {
+    this.dInput.removeAttribute('aria-invalid');
+    this.hInput.removeAttribute('aria-invalid');
+    input.setAttribute('aria-invalid', 'true');
+    this.message.textContent = `${message.replace(/\.$/, '')}. The count below is for d_model = ${this.sizes.d.toLocaleString('en-US')}, h = ${this.sizes.h}.`;
   }
 }
