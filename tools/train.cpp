@@ -48,6 +48,33 @@ std::string json_number(double x) {
   return buf;
 }
 
+// The lesson's sentence, "the cat sat on the mat because it was tired", is 43 characters; the
+// model reads 32 after BOS, so the record shows its first 32: every head's scores and the mean loss.
+std::string lesson_sentence(const ModelConfig& c, const std::vector<float>& params) {
+  const std::string text = std::string("the cat sat on the mat because it was tired").substr(0, c.context - 1);
+  const std::vector<int> tokens = encode(text, c.context);
+  const std::size_t n = tokens.size();
+  Activations a;
+  std::vector<float> probs, per(n);
+  const std::vector<int> targets = next_token_targets(tokens.data(), 1, n);
+  forward(c, params.data(), tokens.data(), 1, n, a);
+  const double mean = loss(a, targets.data(), per.data(), probs);
+  std::ostringstream j;
+  j << "{ \"text\": \"" << text << "\", \"meanLoss\": " << json_number(mean) << ", \"heads\": [";
+  for (std::size_t l = 0; l < c.layers; ++l) {
+    for (std::size_t h = 0; h < c.heads; ++h) {
+      const HeadScores s = head_scores(a.weights.data() + (l * c.heads + h) * n * n, n, tokens.data());
+      j << (l + h ? ",\n    " : "\n    ") << "{ \"layer\": " << l + 1 << ", \"head\": " << h + 1
+        << ", \"previousToken\": " << json_number(s.previous_token) << ", \"firstToken\": "
+        << json_number(s.first_token) << ", \"induction\": " << json_number(s.induction) << " }";
+      std::printf("  lesson sentence, layer %zu head %zu: previousToken %.3f firstToken %.3f induction %.3f\n",
+                  l + 1, h + 1, s.previous_token, s.first_token, s.induction);
+    }
+  }
+  j << "\n  ] }";
+  return j.str();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -116,9 +143,10 @@ int main(int argc, char** argv) {
                   r.step, r.loss, r.loss_first_copy, r.loss_second_copy, e.loss_first_copy, e.loss_second_copy,
                   g.ratio, g.previous_token, g.induction, g.first_token, g.met() ? "  goals met" : "");
       std::fflush(stdout);
-      curve << (curve.tellp() > 0 ? ",\n    " : "") << "{ \"step\": " << r.step << ", \"loss\": " << json_number(r.loss)
-            << ", \"lossFirstCopy\": " << json_number(e.loss_first_copy)
-            << ", \"lossSecondCopy\": " << json_number(e.loss_second_copy) << " }";
+      curve << (curve.tellp() > 0 ? ",\n    " : "") << "{ \"step\": " << r.step
+            << ", \"trainingLoss\": " << json_number(r.loss)
+            << ", \"evaluationLossFirstCopy\": " << json_number(e.loss_first_copy)
+            << ", \"evaluationLossSecondCopy\": " << json_number(e.loss_second_copy) << " }";
     }
     const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("%zu steps in %.1f s of training (%.1f steps/s), %.1f s with evaluation; goals first met at step %ld\n",
@@ -161,7 +189,8 @@ int main(int argc, char** argv) {
           << json_number(s.first_token) << ", \"induction\": " << json_number(s.induction) << " }";
       }
     }
-    j << "\n  ],\n  \"curve\": [\n    " << curve.str() << "\n  ]\n}\n";
+    j << "\n  ],\n  \"lessonSentence\": " << lesson_sentence(o.model, t.parameters());
+    j << ",\n  \"curve\": [\n    " << curve.str() << "\n  ]\n}\n";
     std::ofstream(out_dir + "/learned-heads.json") << j.str();
     std::printf("wrote %s/learned-heads.bin (%zu bytes) and %s/learned-heads.json\n", out_dir.c_str(),
                 bytes.size(), out_dir.c_str());
