@@ -90,8 +90,8 @@ const BUILDERS = {
   },
 };
 
-/** The exact version of an installed package. */
-export const versionOf = (name) => JSON.parse(readFileSync(join(MODULES, name, 'package.json'), 'utf8')).version;
+/** The exact version a generator is pinned to (known before anything is installed). */
+export const versionOf = (name) => JSON.parse(readFileSync(join(HERE, 'package.json'), 'utf8')).dependencies[name];
 
 /**
  * Builds what changed. → { out: { <site>: folder }, built: [sites rebuilt], seconds: { step: s } }
