@@ -526,37 +526,78 @@ val learned_run(const attn::learned::ModelConfig& c, const std::vector<float>& p
   return out;
 }
 
-// A model's weights: the shipped checkpoint (load) or a trainer's snapshot.
-class LearnedModel {
- public:
-  LearnedModel() = default;
-  LearnedModel(attn::learned::ModelConfig c, std::vector<float> p, std::uint64_t seed, std::uint64_t steps)
-      : config_(c), params_(std::move(p)), seed_(seed), steps_(steps) {}
-
-  // bytes: a Uint8Array of the checkpoint file. {} or { error }.
-  val load(val bytes) {
-    return guarded([&] {
-      const auto data = emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes);
-      attn::learned::Checkpoint c = attn::learned::deserialize(data.data(), data.size());
-      config_ = c.config, params_ = std::move(c.parameters), seed_ = c.seed, steps_ = c.steps;
-      return val::object();
-    });
-  }
-  val config() const {
-    return guarded([&] { return learned_config(config_, seed_, steps_); });
-  }
-  val run(std::string text) const {
-    return guarded([&] {
-      if (params_.empty()) throw attn::Error("the model has no weights yet");
-      return learned_run(config_, params_, text);
-    });
-  }
-
- private:
-  attn::learned::ModelConfig config_;
-  std::vector<float> params_;
-  std::uint64_t seed_ = 0, steps_ = 0;
+// Models and trainers live here between calls, named by a handle (a plain number): Embind's
+// class machinery would add ~4 KB gzip of glue to every page, learned heads or not.
+struct LearnedModel {
+  attn::learned::ModelConfig config;
+  std::vector<float> params;
+  std::uint64_t seed = 0, steps = 0;
 };
+
+std::vector<std::unique_ptr<LearnedModel>>& learned_models() {
+  static std::vector<std::unique_ptr<LearnedModel>> models;
+  return models;
+}
+
+std::vector<std::unique_ptr<attn::learned::Trainer>>& learned_trainers() {
+  static std::vector<std::unique_ptr<attn::learned::Trainer>> trainers;
+  return trainers;
+}
+
+// Stores `item` in the first free slot; the handle is its index.
+template <class T>
+double keep(std::vector<std::unique_ptr<T>>& slots, std::unique_ptr<T> item) {
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (!slots[i]) {
+      slots[i] = std::move(item);
+      return double(i);
+    }
+  }
+  slots.push_back(std::move(item));
+  return double(slots.size() - 1);
+}
+
+template <class T>
+T& find(std::vector<std::unique_ptr<T>>& slots, double handle, const char* what) {
+  const std::size_t i = whole_number<std::size_t>(handle, "handle");
+  if (i >= slots.size() || !slots[i]) throw attn::Error(std::string("this ") + what + " was disposed");
+  return *slots[i];
+}
+
+val handle_result(double handle) {
+  val out = val::object();
+  out.set("handle", handle);
+  return out;
+}
+
+// bytes: the checkpoint file's bytes (Uint8Array). → { handle } or { error }.
+val learned_load(val bytes) {
+  return guarded([&] {
+    const auto data = emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes);
+    attn::learned::Checkpoint c = attn::learned::deserialize(data.data(), data.size());
+    auto m = std::make_unique<LearnedModel>(LearnedModel{c.config, std::move(c.parameters), c.seed, c.steps});
+    return handle_result(keep(learned_models(), std::move(m)));
+  });
+}
+
+val learned_model_config(double handle) {
+  return guarded([&] {
+    const LearnedModel& m = find(learned_models(), handle, "model");
+    return learned_config(m.config, m.seed, m.steps);
+  });
+}
+
+val learned_model_run(double handle, std::string text) {
+  return guarded([&] {
+    const LearnedModel& m = find(learned_models(), handle, "model");
+    return learned_run(m.config, m.params, text);
+  });
+}
+
+void learned_model_free(double handle) {
+  const std::size_t i = std::size_t(handle);
+  if (handle >= 0 && i < learned_models().size()) learned_models()[i].reset();
+}
 
 // createTrainer's defaults: the shipped checkpoint's recipe.
 val learned_recipe() {
@@ -573,65 +614,64 @@ val learned_recipe() {
   return out;
 }
 
-class LearnedTrainer {
- public:
-  // args: { seed, layers, heads, dModel, context, batch, learningRate, scale: 'sqrt' | 'none' },
-  // every field present (attention.js fills in the defaults). {} or { error }.
-  val configure(val args) {
-    return guarded([&] {
-      attn::learned::TrainerOptions o = attn::learned::recipe();
-      o.seed = seed_arg(args);
-      o.model.layers = size_arg(args, "layers");
-      o.model.heads = size_arg(args, "heads");
-      o.model.d_model = size_arg(args, "dModel");
-      o.model.context = size_arg(args, "context");
-      o.batch = size_arg(args, "batch");
-      o.learning_rate = float(args["learningRate"].as<double>());
-      o.model.scale = args["scale"].as<std::string>() == "none" ? attn::learned::ScaleMode::none
-                                                                 : attn::learned::ScaleMode::sqrt_d_k;
-      trainer_ = std::make_unique<attn::learned::Trainer>(o);
-      return val::object();
-    });
-  }
-  val step(double k) {
-    return guarded([&] {
-      const std::size_t count = whole_number<std::size_t>(k, "k");
-      const attn::learned::StepReport r = trainer().step(count);
-      val out = val::object();
-      out.set("step", double(r.step));
-      out.set("loss", r.loss);
-      out.set("lossFirstCopy", r.loss_first_copy);
-      out.set("lossSecondCopy", r.loss_second_copy);
-      return out;
-    });
-  }
-  LearnedModel snapshot() {
-    const attn::learned::Trainer& t = trainer();
-    return LearnedModel(t.options().model, t.parameters(), t.options().seed, t.steps());
-  }
+// args: { seed, layers, heads, dModel, context, batch, learningRate, scale: 'sqrt' | 'none' },
+// every field present (attention.js fills in the defaults). → { handle } or { error }.
+val learned_trainer_create(val args) {
+  return guarded([&] {
+    attn::learned::TrainerOptions o = attn::learned::recipe();
+    o.seed = seed_arg(args);
+    o.model.layers = size_arg(args, "layers");
+    o.model.heads = size_arg(args, "heads");
+    o.model.d_model = size_arg(args, "dModel");
+    o.model.context = size_arg(args, "context");
+    o.batch = size_arg(args, "batch");
+    o.learning_rate = float(args["learningRate"].as<double>());
+    o.model.scale = args["scale"].as<std::string>() == "none" ? attn::learned::ScaleMode::none
+                                                               : attn::learned::ScaleMode::sqrt_d_k;
+    return handle_result(keep(learned_trainers(), std::make_unique<attn::learned::Trainer>(o)));
+  });
+}
 
- private:
-  attn::learned::Trainer& trainer() {
-    if (!trainer_) throw attn::Error("the trainer is not configured");
-    return *trainer_;
-  }
-  std::unique_ptr<attn::learned::Trainer> trainer_;
-};
+val learned_trainer_step(double handle, double k) {
+  return guarded([&] {
+    const std::size_t count = whole_number<std::size_t>(k, "k");
+    const attn::learned::StepReport r = find(learned_trainers(), handle, "trainer").step(count);
+    val out = val::object();
+    out.set("step", double(r.step));
+    out.set("loss", r.loss);
+    out.set("lossFirstCopy", r.loss_first_copy);
+    out.set("lossSecondCopy", r.loss_second_copy);
+    return out;
+  });
+}
+
+// A model with the trainer's current weights (a copy). → { handle } or { error }.
+val learned_trainer_model(double handle) {
+  return guarded([&] {
+    const attn::learned::Trainer& t = find(learned_trainers(), handle, "trainer");
+    auto m = std::make_unique<LearnedModel>(
+        LearnedModel{t.options().model, t.parameters(), t.options().seed, t.steps()});
+    return handle_result(keep(learned_models(), std::move(m)));
+  });
+}
+
+void learned_trainer_free(double handle) {
+  const std::size_t i = std::size_t(handle);
+  if (handle >= 0 && i < learned_trainers().size()) learned_trainers()[i].reset();
+}
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_calc) {
+  emscripten::function("learnedLoad", &learned_load);
+  emscripten::function("learnedModelConfig", &learned_model_config);
+  emscripten::function("learnedModelRun", &learned_model_run);
+  emscripten::function("learnedModelFree", &learned_model_free);
   emscripten::function("learnedRecipe", &learned_recipe);
-  emscripten::class_<LearnedModel>("LearnedModel")
-      .constructor<>()
-      .function("load", &LearnedModel::load)
-      .function("config", &LearnedModel::config)
-      .function("run", &LearnedModel::run);
-  emscripten::class_<LearnedTrainer>("LearnedTrainer")
-      .constructor<>()
-      .function("configure", &LearnedTrainer::configure)
-      .function("step", &LearnedTrainer::step)
-      .function("snapshot", &LearnedTrainer::snapshot);
+  emscripten::function("learnedTrainerCreate", &learned_trainer_create);
+  emscripten::function("learnedTrainerStep", &learned_trainer_step);
+  emscripten::function("learnedTrainerModel", &learned_trainer_model);
+  emscripten::function("learnedTrainerFree", &learned_trainer_free);
   emscripten::function("attention", &attention);
   emscripten::function("multiHead", &multi_head);
   emscripten::function("parameterCount", &parameter_count);

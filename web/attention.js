@@ -483,13 +483,11 @@ class Attention {
     if (!this.#learned.has(url.href)) {
       const loading = fetchBytes(url).then(
         ({ bytes }) => {
-          const handle = new this.#core.LearnedModel();
-          const loaded = handle.load(bytes);
+          const loaded = this.#core.learnedLoad(bytes);
           if (loaded.error !== undefined) {
-            handle.delete();
             throw new Error(`attention-calc: ${url.href} is not a usable checkpoint: ${loaded.error}`);
           }
-          return new LearnedModel(handle);
+          return new LearnedModel(this.#core, loaded.handle);
         },
         (cause) => {
           throw new Error(`attention-calc: could not load ${url.href}: ${cause.message}`, { cause });
@@ -531,13 +529,7 @@ class Attention {
         return scale;
       }),
     };
-    const handle = new this.#core.LearnedTrainer();
-    const configured = handle.configure(args);
-    if (configured.error !== undefined) {
-      handle.delete();
-      throw new Error(configured.error);
-    }
-    return new Trainer(handle);
+    return new Trainer(this.#core, unwrap(this.#core.learnedTrainerCreate(args)).handle);
   }
 
   /** Bytes currently allocated in the wasm heap (a diagnostic: it stays flat across calls). */
@@ -546,20 +538,21 @@ class Attention {
   }
 }
 
-// The C++ objects behind LearnedModel and Trainer live in the wasm heap; each is freed when its
-// JS wrapper is garbage-collected (or at once by dispose()).
-const release = new FinalizationRegistry((handle) => handle.delete());
+// The C++ models and trainers behind LearnedModel and Trainer live in the wasm heap, named by a
+// handle; each is freed when its JS object is garbage-collected, or at once by dispose().
+const release = new FinalizationRegistry(({ free, handle }) => free(handle));
 
 /** A learned-heads model: the shipped checkpoint, or a trainer's weights at one step. */
 class LearnedModel {
+  #core;
   #handle;
 
-  constructor(handle) {
+  constructor(core, handle) {
+    this.#core = core;
     this.#handle = handle;
-    release.register(this, handle, this);
-    const c = unwrap(handle.config());
+    release.register(this, { free: core.learnedModelFree, handle }, this);
     /** { layers, heads, dModel, context, vocabulary, scale, seed, steps } */
-    this.config = Object.freeze({ ...c });
+    this.config = Object.freeze({ ...unwrap(core.learnedModelConfig(handle)) });
   }
 
   /**
@@ -571,7 +564,8 @@ class LearnedModel {
     if (typeof text !== 'string') {
       fail(`run takes a string of the letters a to z and spaces (got ${describe(text)})`);
     }
-    const raw = unwrap(this.#handle.run(text));
+    if (this.#handle === null) fail('this model was disposed');
+    const raw = unwrap(this.#core.learnedModelRun(this.#handle, text));
     const n = raw.n;
     return {
       tokens: raw.tokens,
@@ -589,46 +583,47 @@ class LearnedModel {
 
   /** Frees the weights in the wasm heap now, rather than when this object is collected. */
   dispose() {
-    if (!this.#handle) return;
+    if (this.#handle === null) return;
     release.unregister(this);
-    this.#handle.delete();
+    this.#core.learnedModelFree(this.#handle);
     this.#handle = null;
   }
 }
 
 /** Trains a learned-heads model in the core (hand-written backward pass, AdamW). */
 class Trainer {
+  #core;
   #handle;
 
-  constructor(handle) {
+  constructor(core, handle) {
+    this.#core = core;
     this.#handle = handle;
-    release.register(this, handle, this);
+    release.register(this, { free: core.learnedTrainerFree, handle }, this);
   }
 
   /** Runs k optimisation steps (default 1). → { step, loss, lossFirstCopy, lossSecondCopy } of the last. */
   step(k = 1) {
     const steps = argument('k', () => toRange(k, 'k', 1, 100000));
-    this.#alive();
-    const { step, loss, lossFirstCopy, lossSecondCopy } = unwrap(this.#handle.step(steps));
+    const { step, loss, lossFirstCopy, lossSecondCopy } = unwrap(this.#core.learnedTrainerStep(this.#alive(), steps));
     return { step, loss, lossFirstCopy, lossSecondCopy };
   }
 
   /** The model with the current weights (a copy: later steps do not change it). */
   model() {
-    this.#alive();
-    return new LearnedModel(this.#handle.snapshot());
+    return new LearnedModel(this.#core, unwrap(this.#core.learnedTrainerModel(this.#alive())).handle);
   }
 
   /** Frees the trainer's state in the wasm heap now. */
   dispose() {
-    if (!this.#handle) return;
+    if (this.#handle === null) return;
     release.unregister(this);
-    this.#handle.delete();
+    this.#core.learnedTrainerFree(this.#handle);
     this.#handle = null;
   }
 
   #alive() {
-    if (!this.#handle) fail('this trainer was disposed');
+    if (this.#handle === null) fail('this trainer was disposed');
+    return this.#handle;
   }
 }
 
