@@ -148,6 +148,29 @@ describe('issue 11 #8: <attention-calc> in sites built with generators from npm'
     });
   }
 
+  // Each site's own dark-mode switch: VitePress puts a class dark on <html>, Docusaurus
+  // data-theme="dark"; theme="auto" (the default) follows either.
+  for (const [site, toggle] of [['vitepress', { role: 'switch', name: /switch to (dark|light) theme/i }], ['docusaurus', { role: 'button', name: /dark and light mode/i }]]) {
+    it(`issue 11 #8: ${site === 'vitepress' ? 'VitePress' : 'Docusaurus'}: the site's own dark-mode switch turns the widget dark, and back`, async () => {
+      await page.emulateMedia({ colorScheme: 'light' });
+      await page.goto(`${served[site].url}course/`);
+      await weightsShown(page);
+      const paper = () => page.locator('attention-calc').evaluate((e) => getComputedStyle(e).backgroundColor);
+      const WHITE = 'rgb(255, 255, 255)', DARK = 'rgb(21, 24, 28)';
+      assert.equal(await paper(), WHITE);
+      const button = page.getByRole(toggle.role, { name: toggle.name }).first();
+      await button.click();
+      await page.waitForFunction((dark) => getComputedStyle(document.querySelector('attention-calc')).backgroundColor === dark, DARK, { timeout: 3000 });
+      // VitePress goes back to light; Docusaurus by way of "system" (light here).
+      for (let clicks = 0; clicks < 2 && await paper() !== WHITE; clicks++) {
+        await button.click();
+        await page.waitForTimeout(100);
+      }
+      assert.equal(await paper(), WHITE, 'and back');
+      assert.deepEqual(problems, []);
+    });
+  }
+
   it(`issue 11 #8: reveal.js ${versionOf('reveal.js')}: the widget on a slide shows the worked example; 0.5 and ArrowRight typed in a cell keep the slide, Escape still opens the overview`, async () => {
     await page.goto(`${served.reveal.url}course/#/1`);
     assert.deepEqual(await weightsShown(page), expected(spec.no_mask.weights));
