@@ -171,11 +171,18 @@ describe('issue 11 #8: <attention-calc> in sites built with generators from npm'
     });
   }
 
-  it(`issue 11 #8: reveal.js ${versionOf('reveal.js')}: the widget on a slide shows the worked example; 0.5 and ArrowRight typed in a cell keep the slide, Escape still opens the overview`, async () => {
+  it(`issue 11 #8: reveal.js ${versionOf('reveal.js')}: the widget on a slide fits the slide and shows the worked example; 0.5 and ArrowRight typed in a cell keep the slide, Escape still opens the overview`, async () => {
     await page.goto(`${served.reveal.url}course/#/1`);
     assert.deepEqual(await weightsShown(page), expected(spec.no_mask.weights));
     const slide = () => page.evaluate(() => [location.hash, Boolean(document.querySelector('.slides > section.present attention-calc'))]);
     assert.deepEqual(await slide(), ['#/1', true]);
+    // The deck's 42 px centred type and its scaled stage leave the widget inside its slide.
+    const { widget, stage } = await page.evaluate(() => ({
+      widget: document.querySelector('attention-calc').getBoundingClientRect().toJSON(),
+      stage: document.querySelector('.slides').getBoundingClientRect().toJSON(),
+    }));
+    assert.ok(widget.left >= stage.left - 1 && widget.right <= stage.right + 1 && widget.bottom <= stage.bottom + 1,
+      `the widget (${JSON.stringify(widget)}) lies inside the deck's stage (${JSON.stringify(stage)})`);
     const cell = page.locator('attention-calc').getByLabel('Q row 1 column 1', { exact: true });
     await cell.click();
     await cell.selectText();
