@@ -110,7 +110,7 @@ export function buildSites({ force = false, log = () => {} } = {}) {
   const lock = sha(readFileSync(join(HERE, 'package-lock.json')));
   const lockStamp = join(MODULES, '.attention-calc-sites-lock');
   if (force || readStamp(lockStamp) !== lock) {
-    timed('npm ci', () => npm(['ci'], HERE));
+    timed('npm ci', () => npm(['ci', '--ignore-scripts'], HERE));
     writeFileSync(lockStamp, lock);
   }
 
@@ -123,7 +123,7 @@ export function buildSites({ force = false, log = () => {} } = {}) {
   });
   const packageStamp = join(MODULES, '.attention-calc-package');
   if (force || readStamp(packageStamp) !== packed.integrity) {
-    timed('npm install <tarball>', () => npm(['install', '--no-save', join(OUT, 'pack', packed.filename)], HERE));
+    timed('npm install <tarball>', () => npm(['install', '--no-save', '--ignore-scripts', join(OUT, 'pack', packed.filename)], HERE));
     writeFileSync(packageStamp, packed.integrity);
   }
 
