@@ -18,6 +18,7 @@ import * as ort from 'onnxruntime-web';
 
 import { loadAttention } from '../web/attention.js';
 import { attentionOpModel, matmulSoftmaxModel } from './bench/onnx-model.mjs';
+import { trainingBench } from './train-bench.mjs';
 import { naiveAttention, optimizedAttention } from './bench/plain-js.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -171,7 +172,10 @@ async function main() {
     emscripten: execFileSync('emcc', ['--version']).toString().match(/\d+\.\d+\.\d+/)?.[0] ?? 'unknown',
   };
   const machine = { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length };
-  report({ peak, rows, versions, machine, quick: QUICK, native: nativePart() });
+  const native = nativePart();
+  console.log();
+  const training = await trainingBench({ quick: QUICK });
+  report({ peak, rows, versions, machine, quick: QUICK, native, training });
 }
 
 // The native half: tools/bench/native.cpp (built by tools/build.sh native, for this machine's
@@ -253,6 +257,7 @@ function report(result) {
 |---|---|---|---|---|---|---|
 ${native.ours.rows.map((r) => `| ${r.n} | ${r.causal ? 'causal' : 'dense'} | ${r.ms.toFixed(3)} | ${r.gflops.toFixed(1)} | ${r.peakPercent.toFixed(0)} % | ${r.causal ? '' : (native.torch.rows?.find((t) => t.n === r.n)?.ms.toFixed(3) ?? '')} | ${r.vsTorch ? `${r.vsTorch.toFixed(2)}×` : ''} |`).join('\n')}`;
   }
+  const training = result.training ? trainingSection(result.training) : 'Not measured in this run.';
   const table = rows.map((r) => (r.failed
     ? `| ${r.n} | ${r.name} | failed: ${r.failed.replace(/\|/g, '/')} | | | |`
     : `| ${r.n} | ${r.name} | ${r.ms.toFixed(3)} | ${r.gflops.toFixed(1)} | ${r.peakPercent.toFixed(0)} % | ${r.ratioToOurs.toFixed(2)} |`));
@@ -285,9 +290,30 @@ ${table.join('\n')}
 ## Native
 
 ${nativeSection}
+
+## Training the learned-heads model (issue 13)
+
+${training}
 `;
   writeFileSync(join(docs, 'performance.md'), md);
   console.log('wrote docs/performance.md, docs/performance.svg, docs/performance.json');
+}
+
+// The training figures of tools/train-bench.mjs as Markdown.
+function trainingSection(t) {
+  const { layers, heads, dModel, context, batch } = t.config;
+  const seconds = (x) => (x === null ? 'not met' : `${x.toFixed(1)} s`);
+  return `${layers} layers × ${heads} heads, d_model ${dModel}, context ${context}, batch ${batch}; AdamW (tfjs: Adam).
+
+| goal | target | measured |
+|---|---|---|
+| one training step, wasm SIMD vs tfjs-backend-wasm (autodiff, Adam) | ≥ 3× | ${t.speedup.toFixed(2)}× (${t.oursMs.toFixed(2)} ms vs ${t.tfjsMs.toFixed(2)} ms) |
+| fresh seed until the goals hold, wasm in Node, median of ${t.runs.length} | < 30 s | ${seconds(t.medianSeconds === Infinity ? null : t.medianSeconds)} |
+| native steps per second | reported | ${t.nativeStepsPerSecond ? t.nativeStepsPerSecond.toFixed(0) : 'skipped'} |
+
+| seed | steps | time | previousToken | induction | firstToken | second/first copy loss |
+|---|---|---|---|---|---|---|
+${t.runs.map((r) => `| ${r.seed} | ${r.steps} | ${seconds(r.seconds)} | ${r.goals.previousToken.toFixed(2)} | ${r.goals.induction.toFixed(2)} | ${r.goals.firstToken.toFixed(2)} | ${r.goals.ratio.toFixed(3)} |`).join('\n')}`;
 }
 
 // GFLOP/s against n (log x), one line per implementation.

@@ -1,73 +1,14 @@
 // Issue 13: the learned-heads JS API (attn.learnedModel, attn.createTrainer) under Node, on both
 // WebAssembly builds: the shipped checkpoint reaches the issue's goals on strings this test
-// generates from a seed, training is deterministic, and bad input raises a clear Error.
+// generates from a seed (tools/train-goals.mjs), training is deterministic, and bad input raises a clear Error.
 import assert from 'node:assert/strict';
 import { describe, it, before } from 'node:test';
 
 import { loadAttention } from '../../web/attention.js';
+import { measureGoals } from '../../tools/train-goals.mjs';
 import { BUILDS } from './helpers.mjs';
 
 const SYMBOLS = 'abcdefghijklmnopqrstuvwxyz ';
-
-// mulberry32: a small seeded generator, so the test's strings are the same on every run.
-function generator(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-// A random prefix, a string s, s again, filler: every letter distinct apart from the repeat, so
-// a token "occurred earlier" only in the second copy. text has context − 1 characters.
-function copyText(random, context) {
-  const room = context - 1;
-  const length = 5 + Math.floor(random() * (Math.floor(room / 2) - 4)); // 5 … room/2
-  const prefix = Math.floor(random() * (room - 2 * length + 1));
-  const deck = [...SYMBOLS];
-  for (let i = deck.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [deck[i], deck[j]] = [deck[j], deck[i]];
-  }
-  const s = deck.slice(prefix, prefix + length).join('');
-  const filler = deck.slice(prefix + length, prefix + length + room - prefix - 2 * length).join('');
-  return { text: deck.slice(0, prefix).join('') + s + s + filler, first: 1 + prefix, length };
-}
-
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-
-// The issue's goals over `count` generated strings: the best layer-1 previousToken, the best
-// layer-2 induction, the best firstToken, and the second copy's loss over the first copy's.
-function measureGoals(model, seed, count) {
-  const random = generator(seed);
-  const { layers, heads, context } = model.config;
-  const sums = Array.from({ length: layers * heads }, () => ({ previousToken: 0, firstToken: 0, induction: 0 }));
-  let first = [], second = [];
-  for (let k = 0; k < count; k++) {
-    const { text, first: at, length } = copyText(random, context);
-    const r = model.run(text);
-    // loss[i] is position i predicting token i + 1; neither copy counts its first token.
-    for (let j = 1; j < length; j++) {
-      first.push(r.loss[at + j - 1]);
-      second.push(r.loss[at + length + j - 1]);
-    }
-    r.layers.forEach((layer, l) => layer.heads.forEach((h, i) => {
-      const sum = sums[l * heads + i];
-      sum.previousToken += h.previousToken / count;
-      sum.firstToken += h.firstToken / count;
-      sum.induction += h.induction / count;
-    }));
-  }
-  return {
-    previousToken: Math.max(...sums.slice(0, heads).map((s) => s.previousToken)),
-    induction: Math.max(...sums.slice(heads, 2 * heads).map((s) => s.induction)),
-    firstToken: Math.max(...sums.map((s) => s.firstToken)),
-    ratio: mean(second) / mean(first),
-  };
-}
 
 for (const build of BUILDS) {
   describe(`${build.name} build`, () => {
