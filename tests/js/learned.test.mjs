@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it, before } from 'node:test';
 
 import { loadAttention } from '../../web/attention.js';
-import { measureGoals } from '../../tools/train-goals.mjs';
+import { goalsMet, measureGoals } from '../../tools/train-goals.mjs';
 import { BUILDS } from './helpers.mjs';
 
 const SYMBOLS = 'abcdefghijklmnopqrstuvwxyz ';
@@ -29,6 +29,17 @@ for (const build of BUILDS) {
       assert.ok(g.induction >= 0.7, `a layer-2 induction head: ${JSON.stringify(g)}`);
       assert.ok(g.firstToken >= 0.3, `an attention sink: ${JSON.stringify(g)}`);
       assert.ok(g.ratio <= 0.15, `second copy's loss ≤ 15 % of the first's: ${JSON.stringify(g)}`);
+      assert.ok(goalsMet(g));
+    });
+
+    it('issue 13: the goals measure something: an untrained model meets none of them', () => {
+      const trainer = attn.createTrainer({ seed: 1 });
+      const untrained = trainer.model();
+      const g = measureGoals(untrained, 13, 16);
+      assert.ok(g.previousToken < 0.7 && g.induction < 0.7 && g.ratio > 0.15, JSON.stringify(g));
+      assert.equal(goalsMet(g), false);
+      untrained.dispose();
+      trainer.dispose();
     });
 
     it('issue 13: run() gives BOS-first tokens, one loss per prediction, causal weights rows summing to 1', async () => {
