@@ -26,9 +26,9 @@ const shown = (x) => {
 
 describe('issue 11 #8: <attention-calc> in sites built with generators from npm', { timeout: 300_000 }, () => {
   const served = {};
-  let browser, page, problems, context, responses;
+  let out, browser, page, problems, context, responses;
   before(async () => {
-    const { out } = buildSites();
+    ({ out } = buildSites());
     for (const site of SITES) served[site] = await startServer({ root: out[site] });
     browser = await launchChromium();
   }, { timeout: 300_000 });
@@ -201,7 +201,7 @@ describe('issue 11 #8: <attention-calc> in sites built with generators from npm'
   it('issue 11 #8: iframe-only platform: a lesson page holding only the iframe shows the state of its link, and no key typed in the frame reaches the page', async () => {
     // The platform's page, on an origin of its own (another port), its iframe pointing at the
     // widget's host.
-    const lesson = readFileSync(join(ROOT, 'tools/sites/.out/iframe/lesson.html'), 'utf8')
+    const lesson = readFileSync(join(out.iframe, 'lesson.html'), 'utf8')
       .replace('https://example.org/', served.iframe.url);
     const dir = mkdtempSync(join(tmpdir(), 'attention-calc-platform-'));
     writeFileSync(join(dir, 'lesson.html'), lesson);
