@@ -90,6 +90,7 @@ function nativeStepsPerSecond() {
 /** Runs the three measurements; tf must already be on its wasm backend, one thread. */
 export async function trainingBench({ quick = false } = {}) {
   const attn = await loadAttention({ simd: true });
+  await attn.loadLearned();
   const trainer = attn.createTrainer();
   const config = { ...trainer.model().config, batch: 32 };
   const oursMs = await perStep(() => trainer.step(1), quick ? 5 : 20);

@@ -486,15 +486,22 @@ export interface Attention {
   peakMulAdd(iterations: number): number;
   /**
    * The shipped learned-heads checkpoint (learned-heads.bin beside attention.js, or options.url),
-   * fetched on first use; later calls share it. Rejects with an Error when it cannot be loaded.
+   * fetched on first use with the learned heads' module (learned-{simd,scalar}.{mjs,wasm} in the
+   * modules' folder); later calls share it. Rejects with an Error when either cannot be loaded.
    */
   learnedModel(options?: { url?: string | URL }): Promise<LearnedModel>;
   /**
+   * Loads the learned heads' module once (learnedModel() does too). The calculator's module does
+   * not contain them, so a page without learned heads does not download them.
+   */
+  loadLearned(): Promise<void>;
+  /**
    * A trainer of a fresh model on the copy task (BOS, random prefix, s, s again, filler),
-   * trained by the core with hand-written gradients and AdamW. Bad options throw an Error.
+   * trained by the core with hand-written gradients and AdamW. Bad options throw an Error, and so
+   * does a call before the learned heads' module has loaded (await learnedModel() or loadLearned()).
    */
   createTrainer(options?: TrainerOptions): Trainer;
-  /** Bytes allocated in the wasm heap right now (diagnostic; flat across calls). */
+  /** Bytes allocated in the wasm heaps right now, the learned heads' included once loaded (diagnostic; flat across calls). */
   heapBytesInUse(): number;
 }
 

@@ -54,7 +54,7 @@ export function loadAttention(options) {
   const variant = simd ? 'simd' : 'scalar';
   const key = `${variant} ${base.href}`;
   if (!instances.has(key)) {
-    const loading = instantiate(variant, base).then((module) => new Attention(module, simd));
+    const loading = instantiate('attention', variant, base).then((module) => new Attention(module, simd, variant, base));
     // A failed load is not cached, so a later call can try again.
     loading.catch(() => instances.delete(key));
     instances.set(key, loading);
@@ -101,13 +101,14 @@ async function fetchBytes(url) {
   };
 }
 
-async function instantiate(variant, base) {
-  const wasmUrl = new URL(`attention-${variant}.wasm`, base);
+// name-variant.mjs and .wasm from base: the calculator's module ('attention') or the learned heads' ('learned').
+async function instantiate(name, variant, base) {
+  const wasmUrl = new URL(`${name}-${variant}.wasm`, base);
   let wasmModule, createModule;
   try {
     [wasmModule, { default: createModule }] = await Promise.all([
       compileWasm(wasmUrl),
-      import(new URL(`attention-${variant}.mjs`, base).href),
+      import(new URL(`${name}-${variant}.mjs`, base).href),
     ]);
   } catch (cause) {
     throw new Error(`attention-calc: could not load ${wasmUrl.href}: ${cause.message}`, { cause });
@@ -131,10 +132,16 @@ class Attention {
   #limits;           // the core's documented limits (limits())
   #outputShape = ''; // the sizes the core's attentionOutput buffers were last prepared for
   #outputAt = null;  // their heap addresses
-  #learned = new Map(); // checkpoint URL → Promise<LearnedModel>
+  #variant;         // 'simd' or 'scalar'
+  #base;            // the folder of the modules
+  #learnedLoading = null; // Promise of the learned heads' module, once asked for
+  #learnedCore = null;    // that module, once loaded
+  #learned = new Map();   // checkpoint URL → Promise<LearnedModel>
 
-  constructor(core, simd) {
+  constructor(core, simd, variant, base) {
     this.#core = core;
+    this.#variant = variant;
+    this.#base = base;
     this.#limits = Object.freeze({ ...core.limits() });
     /** Whether the SIMD build is running. */
     this.simd = simd;
@@ -481,18 +488,17 @@ class Attention {
       return Promise.reject(error);
     }
     if (!this.#learned.has(url.href)) {
-      const loading = fetchBytes(url).then(
-        ({ bytes }) => {
-          const loaded = this.#core.learnedLoad(bytes);
-          if (loaded.error !== undefined) {
-            throw new Error(`attention-calc: ${url.href} is not a usable checkpoint: ${loaded.error}`);
-          }
-          return new LearnedModel(this.#core, loaded.handle);
-        },
-        (cause) => {
-          throw new Error(`attention-calc: could not load ${url.href}: ${cause.message}`, { cause });
-        },
-      );
+      const bytes = fetchBytes(url).catch((cause) => {
+        throw new Error(`attention-calc: could not load ${url.href}: ${cause.message}`, { cause });
+      });
+      const loading = Promise.all([this.loadLearned(), bytes]).then(() => bytes).then(({ bytes: data }) => {
+        const core = this.#learnedCore;
+        const loaded = core.learnedLoad(data);
+        if (loaded.error !== undefined) {
+          throw new Error(`attention-calc: ${url.href} is not a usable checkpoint: ${loaded.error}`);
+        }
+        return new LearnedModel(core, loaded.handle);
+      });
       loading.catch(() => this.#learned.delete(url.href)); // a failed load can be tried again
       this.#learned.set(url.href, loading);
     }
@@ -500,12 +506,31 @@ class Attention {
   }
 
   /**
+   * Loads the learned heads' module (learned-{simd,scalar}.mjs/.wasm beside the calculator's),
+   * once; learnedModel() does it too. createTrainer() needs it loaded.
+   */
+  loadLearned() {
+    if (!this.#learnedLoading) {
+      this.#learnedLoading = instantiate('learned', this.#variant, this.#base).then((core) => {
+        this.#learnedCore = core;
+      });
+      this.#learnedLoading.catch(() => (this.#learnedLoading = null)); // a failed load can be tried again
+    }
+    return this.#learnedLoading;
+  }
+
+  /**
    * A trainer of a fresh learned-heads model, from a seeded initialisation, on the copy task.
-   * The defaults are the shipped checkpoint's recipe. See attention.d.ts.
+   * The defaults are the shipped checkpoint's recipe. See attention.d.ts. Needs the learned
+   * heads' module: await learnedModel() or loadLearned() first.
    */
   createTrainer(options) {
+    const core = this.#learnedCore;
+    if (!core) {
+      fail('createTrainer needs the learned heads\' module, which loads on first use: await attn.learnedModel() or attn.loadLearned() first');
+    }
     const o = optionsOf(options, 'createTrainer', '{ seed: 1 }');
-    const d = this.#core.learnedRecipe(); // the shipped checkpoint's recipe
+    const d = core.learnedRecipe(); // the shipped checkpoint's recipe
     for (const key of Object.keys(o)) {
       if (!Object.hasOwn(d, key)) {
         fail(`createTrainer has no option ${describe(key)} (its options: ${Object.keys(d).join(', ')})`);
@@ -529,12 +554,15 @@ class Attention {
         return scale;
       }),
     };
-    return new Trainer(this.#core, unwrap(this.#core.learnedTrainerCreate(args)).handle);
+    return new Trainer(core, unwrap(core.learnedTrainerCreate(args)).handle);
   }
 
-  /** Bytes currently allocated in the wasm heap (a diagnostic: it stays flat across calls). */
+  /**
+   * Bytes currently allocated in the wasm heaps, the calculator's and (once loaded) the learned
+   * heads' (a diagnostic: it stays flat across calls).
+   */
   heapBytesInUse() {
-    return this.#core.heapBytesInUse();
+    return this.#core.heapBytesInUse() + (this.#learnedCore?.heapBytesInUse() ?? 0);
   }
 }
 

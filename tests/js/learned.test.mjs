@@ -15,6 +15,7 @@ for (const build of BUILDS) {
     let attn;
     before(async () => {
       attn = await loadAttention({ simd: build.simd });
+      await attn.loadLearned();
     });
 
     it('issue 13: the shipped checkpoint reaches the goals on 64 strings generated from seed 13', async () => {
@@ -137,6 +138,16 @@ for (const build of BUILDS) {
     });
   });
 }
+
+it('issue 13: the learned heads are a module of their own, loaded on first use; createTrainer before it says what to do', async () => {
+  // A fresh instance (another base URL string for the same folder), which has not loaded it yet.
+  const attn = await loadAttention({ baseUrl: './wasm/?fresh' });
+  assert.throws(() => attn.createTrainer(), {
+    message: "createTrainer needs the learned heads' module, which loads on first use: await attn.learnedModel() or attn.loadLearned() first",
+  });
+  await attn.loadLearned();
+  assert.equal(attn.createTrainer({ dModel: 8, context: 9 }).step(1).step, 1);
+});
 
 it('issue 13: a missing or broken checkpoint rejects with a clear Error, and a later call can succeed', async () => {
   const attn = await loadAttention();

@@ -1,0 +1,102 @@
+#pragma once
+// What both Embind modules (embind.cpp: the calculator; learned.cpp: the learned heads) share:
+// numbers in from JS checked before they narrow, typed-array copies out (never views into the
+// wasm heap, which growth would detach), and C++ exceptions turned into { error: message }.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "error.hpp"
+
+namespace attn::bindings {
+
+using emscripten::val;
+
+// The largest whole number a double (a JS number) holds exactly, with every smaller one: 2⁵³ − 1.
+inline constexpr double kMaxExactInteger = 9007199254740991.0;
+
+// Integers arrive as doubles. attention.js checks each against its documented range first; this
+// is the last line before the narrowing, so a value that slipped past cannot wrap (2³² + 1 heads
+// as 1 head on wasm32) but is refused.
+template <class T>
+T whole_number(double value, const char* name) {
+  const double max = std::min(double(std::numeric_limits<T>::max()), kMaxExactInteger);
+  if (!(value >= 0 && value <= max && std::floor(value) == value)) {
+    throw attn::Error(std::string(name) + " must be a whole number from 0 to " + std::to_string(std::uint64_t(max)));
+  }
+  return T(value);
+}
+
+inline std::size_t size_arg(const val& args, const char* key) {
+  return whole_number<std::size_t>(args[key].as<double>(), key);
+}
+
+// A seed: attention.js passes a whole number from 0 to 2⁵³ − 1, exact in a double.
+inline std::uint64_t seed_arg(const val& args) { return whole_number<std::uint64_t>(args["seed"].as<double>(), "seed"); }
+
+// A count for JS: refused unless a double holds it exactly (a wrong last digit is worse than an error).
+inline double exact_count(std::uint64_t value, const std::string& what) {
+  if (double(value) > kMaxExactInteger) {
+    throw attn::Error(what + " is " + std::to_string(value) +
+                      ", over 2^53 − 1 = 9007199254740991, the largest whole number a JS number holds exactly; use smaller sizes");
+  }
+  return double(value);
+}
+
+inline val float32_array(const std::vector<float>& v) {
+  return val::global("Float32Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
+inline val uint8_array(const std::vector<std::uint8_t>& v) {
+  return val::global("Uint8Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
+inline val float64_array(const std::vector<double>& v) {
+  return val::global("Float64Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
+inline val strings(const std::vector<std::string>& items) {
+  val out = val::array();
+  for (const std::string& item : items) out.call<void>("push", item);
+  return out;
+}
+
+inline val index_array(const std::vector<std::size_t>& indices) {
+  val out = val::array();
+  for (std::size_t i : indices) out.call<void>("push", double(i));
+  return out;
+}
+
+// Runs `compute`, turning any C++ exception into { error: message }.
+// The try/catch lives in this one function; guarded() below only adapts each lambda to it, so
+// the exception handling is compiled once, not once per binding.
+inline val guard_call(val (*call)(void*), void* context) {
+  std::string message;
+  try {
+    return call(context);
+  } catch (const std::bad_alloc&) {
+    message = "out of memory: the inputs are too large for this page";
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  val out = val::object();
+  out.set("error", message);
+  return out;
+}
+
+template <class F>
+val guarded(F&& compute) {
+  using Lambda = std::remove_reference_t<F>;
+  return guard_call([](void* c) { return (*static_cast<Lambda*>(c))(); }, &compute);
+}
+
+}  // namespace attn::bindings

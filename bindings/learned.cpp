@@ -1,0 +1,231 @@
+// Embind layer of the learned-heads module (issue 13), for web/attention.js only: a module of
+// its own, loaded when a page first asks for a learned model or a trainer, so the calculator's
+// module stays as small as it was. Models and trainers live in this module's heap between
+// calls, named by handles; errors come back as { error: message } (convert.hpp).
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+#include <malloc.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "convert.hpp"
+#include "error.hpp"
+#include "learned/checkpoint.hpp"
+#include "learned/model.hpp"
+#include "learned/scores.hpp"
+#include "learned/trainer.hpp"
+#include "learned/vocabulary.hpp"
+
+using emscripten::val;
+using namespace attn::bindings;
+
+namespace {
+
+val learned_config(const attn::learned::ModelConfig& c, std::uint64_t seed, std::uint64_t steps) {
+  val out = val::object();
+  out.set("layers", double(c.layers));
+  out.set("heads", double(c.heads));
+  out.set("dModel", double(c.d_model));
+  out.set("context", double(c.context));
+  out.set("vocabulary", std::string(attn::learned::kSymbols));
+  out.set("scale", std::string(c.scale == attn::learned::ScaleMode::none ? "none" : "sqrt"));
+  out.set("seed", exact_count(seed, "seed"));
+  out.set("steps", exact_count(steps, "steps"));
+  return out;
+}
+
+// One forward pass over BOS + text: tokens, the loss of each predicted position, and every
+// head's weights (n×n, row-major) with its scores.
+val learned_run(const attn::learned::ModelConfig& c, const std::vector<float>& params, const std::string& text) {
+  using namespace attn::learned;
+  const std::vector<int> tokens = encode(text, c.context);
+  const std::size_t n = tokens.size();
+  Activations a;
+  forward(c, params.data(), tokens.data(), 1, n, a);
+  const std::vector<int> targets = next_token_targets(tokens.data(), 1, n);
+  std::vector<float> per(n), probs;
+  loss(a, targets.data(), per.data(), probs);
+  per.pop_back();  // the last position predicts nothing
+  std::vector<std::string> names;
+  for (int t : tokens) names.push_back(token_name(t));
+  val layers = val::array();
+  for (std::size_t l = 0; l < c.layers; ++l) {
+    val heads = val::array();
+    for (std::size_t h = 0; h < c.heads; ++h) {
+      const float* w = a.weights.data() + (l * c.heads + h) * n * n;
+      const HeadScores s = head_scores(w, n, tokens.data());
+      val head = val::object();
+      head.set("weights", float32_array(std::vector<float>(w, w + n * n)));
+      // Means over no positions are undefined: null, never NaN.
+      head.set("previousToken", n > 1 ? val(s.previous_token) : val::null());
+      head.set("firstToken", n > 1 ? val(s.first_token) : val::null());
+      head.set("induction", s.induction_positions ? val(s.induction) : val::null());
+      heads.call<void>("push", head);
+    }
+    val layer = val::object();
+    layer.set("heads", heads);
+    layers.call<void>("push", layer);
+  }
+  val out = val::object();
+  out.set("tokens", strings(names));
+  out.set("n", double(n));
+  out.set("loss", float32_array(per));
+  out.set("layers", layers);
+  return out;
+}
+
+// Models and trainers, named by a handle (a plain number, the slot's index): Embind's class
+// machinery would add ~4 KB gzip of glue JS for two classes.
+struct LearnedModel {
+  attn::learned::ModelConfig config;
+  std::vector<float> params;
+  std::uint64_t seed = 0, steps = 0;
+};
+
+std::vector<std::unique_ptr<LearnedModel>>& learned_models() {
+  static std::vector<std::unique_ptr<LearnedModel>> models;
+  return models;
+}
+
+std::vector<std::unique_ptr<attn::learned::Trainer>>& learned_trainers() {
+  static std::vector<std::unique_ptr<attn::learned::Trainer>> trainers;
+  return trainers;
+}
+
+// Stores `item` in the first free slot; the handle is its index.
+template <class T>
+double keep(std::vector<std::unique_ptr<T>>& slots, std::unique_ptr<T> item) {
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (!slots[i]) {
+      slots[i] = std::move(item);
+      return double(i);
+    }
+  }
+  slots.push_back(std::move(item));
+  return double(slots.size() - 1);
+}
+
+template <class T>
+T& find(std::vector<std::unique_ptr<T>>& slots, double handle, const char* what) {
+  const std::size_t i = whole_number<std::size_t>(handle, "handle");
+  if (i >= slots.size() || !slots[i]) throw attn::Error(std::string("this ") + what + " was disposed");
+  return *slots[i];
+}
+
+val handle_result(double handle) {
+  val out = val::object();
+  out.set("handle", handle);
+  return out;
+}
+
+// bytes: the checkpoint file's bytes (Uint8Array). → { handle } or { error }.
+val learned_load(val bytes) {
+  return guarded([&] {
+    const auto data = emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes);
+    attn::learned::Checkpoint c = attn::learned::deserialize(data.data(), data.size());
+    auto m = std::make_unique<LearnedModel>(LearnedModel{c.config, std::move(c.parameters), c.seed, c.steps});
+    return handle_result(keep(learned_models(), std::move(m)));
+  });
+}
+
+val learned_model_config(double handle) {
+  return guarded([&] {
+    const LearnedModel& m = find(learned_models(), handle, "model");
+    return learned_config(m.config, m.seed, m.steps);
+  });
+}
+
+val learned_model_run(double handle, std::string text) {
+  return guarded([&] {
+    const LearnedModel& m = find(learned_models(), handle, "model");
+    return learned_run(m.config, m.params, text);
+  });
+}
+
+void learned_model_free(double handle) {
+  const std::size_t i = std::size_t(handle);
+  if (handle >= 0 && i < learned_models().size()) learned_models()[i].reset();
+}
+
+// createTrainer's defaults: the shipped checkpoint's recipe.
+val learned_recipe() {
+  const attn::learned::TrainerOptions o = attn::learned::recipe();
+  val out = val::object();
+  out.set("seed", exact_count(o.seed, "seed"));
+  out.set("layers", double(o.model.layers));
+  out.set("heads", double(o.model.heads));
+  out.set("dModel", double(o.model.d_model));
+  out.set("context", double(o.model.context));
+  out.set("batch", double(o.batch));
+  out.set("learningRate", double(o.learning_rate));
+  out.set("scale", std::string(o.model.scale == attn::learned::ScaleMode::none ? "none" : "sqrt"));
+  return out;
+}
+
+// args: { seed, layers, heads, dModel, context, batch, learningRate, scale: 'sqrt' | 'none' },
+// every field present (attention.js fills in the defaults). → { handle } or { error }.
+val learned_trainer_create(val args) {
+  return guarded([&] {
+    attn::learned::TrainerOptions o = attn::learned::recipe();
+    o.seed = seed_arg(args);
+    o.model.layers = size_arg(args, "layers");
+    o.model.heads = size_arg(args, "heads");
+    o.model.d_model = size_arg(args, "dModel");
+    o.model.context = size_arg(args, "context");
+    o.batch = size_arg(args, "batch");
+    o.learning_rate = float(args["learningRate"].as<double>());
+    o.model.scale = args["scale"].as<std::string>() == "none" ? attn::learned::ScaleMode::none
+                                                               : attn::learned::ScaleMode::sqrt_d_k;
+    return handle_result(keep(learned_trainers(), std::make_unique<attn::learned::Trainer>(o)));
+  });
+}
+
+val learned_trainer_step(double handle, double k) {
+  return guarded([&] {
+    const std::size_t count = whole_number<std::size_t>(k, "k");
+    const attn::learned::StepReport r = find(learned_trainers(), handle, "trainer").step(count);
+    val out = val::object();
+    out.set("step", double(r.step));
+    out.set("loss", r.loss);
+    out.set("lossFirstCopy", r.loss_first_copy);
+    out.set("lossSecondCopy", r.loss_second_copy);
+    return out;
+  });
+}
+
+// A model with the trainer's current weights (a copy). → { handle } or { error }.
+val learned_trainer_model(double handle) {
+  return guarded([&] {
+    const attn::learned::Trainer& t = find(learned_trainers(), handle, "trainer");
+    auto m = std::make_unique<LearnedModel>(
+        LearnedModel{t.options().model, t.parameters(), t.options().seed, t.steps()});
+    return handle_result(keep(learned_models(), std::move(m)));
+  });
+}
+
+void learned_trainer_free(double handle) {
+  const std::size_t i = std::size_t(handle);
+  if (handle >= 0 && i < learned_trainers().size()) learned_trainers()[i].reset();
+}
+
+// Bytes this module's allocator has handed out: the heap-flatness test reads it.
+double heap_bytes_in_use() { return double(mallinfo().uordblks); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(learned_heads) {
+  emscripten::function("learnedLoad", &learned_load);
+  emscripten::function("learnedModelConfig", &learned_model_config);
+  emscripten::function("learnedModelRun", &learned_model_run);
+  emscripten::function("learnedModelFree", &learned_model_free);
+  emscripten::function("learnedRecipe", &learned_recipe);
+  emscripten::function("learnedTrainerCreate", &learned_trainer_create);
+  emscripten::function("learnedTrainerStep", &learned_trainer_step);
+  emscripten::function("learnedTrainerModel", &learned_trainer_model);
+  emscripten::function("learnedTrainerFree", &learned_trainer_free);
+  emscripten::function("heapBytesInUse", &heap_bytes_in_use);
+}
