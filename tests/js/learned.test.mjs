@@ -101,6 +101,17 @@ for (const build of BUILDS) {
       assert.throws(() => snapshot.run('a'), { message: 'this model was disposed' });
     });
 
+    it("issue 13: scale: 'none' trains unscaled scores (the lesson's pitfall), a different model from 'sqrt'", () => {
+      const options = { seed: 4, dModel: 16, context: 17, batch: 4 };
+      const unscaled = attn.createTrainer({ ...options, scale: 'none' }), scaled = attn.createTrainer(options);
+      assert.equal(unscaled.model().config.scale, 'none');
+      assert.equal(scaled.model().config.scale, 'sqrt');
+      // The same seed draws the same initial weights and data: only the scale differs.
+      assert.notEqual(unscaled.step(3).loss, scaled.step(3).loss);
+      unscaled.dispose();
+      scaled.dispose();
+    });
+
     it('issue 13: bad trainer options raise clear Errors', () => {
       const cases = [
         [{ heads: 3 }, 'dModel (32) must be a multiple of heads (3): each head gets dModel / heads dimensions'],
