@@ -106,6 +106,14 @@ describe('issue 11 distribution: the npm package, packed, installed offline and 
     weights.flat().forEach((x, t) => assert.ok(Math.abs(x - spec.no_mask.weights.flat()[t]) < 1e-6, `weight ${t}: ${x}`));
   });
 
+  it('attention-calc/attention.js loads the learned heads it ships (learnedModel(): learned-heads.bin beside it) under Node', () => {
+    writeFileSync(join(app, 'learned.mjs'), "import { loadAttention } from 'attention-calc/attention.js';\n"
+      + 'const attn = await loadAttention();\n'
+      + 'const model = await attn.learnedModel();\n'
+      + "console.log(typeof model.run);\n");
+    assert.equal(execFileSync(process.execPath, ['learned.mjs'], { cwd: app, encoding: 'utf8' }).trim(), 'function');
+  });
+
   it("a page bundled with esbuild, the package's folders beside the bundle, shows the worked example's weights in Chromium", { timeout: 30_000 }, async () => {
     const { context, page, problems } = await openPage(browser);
     const fetched = [];
