@@ -29,7 +29,17 @@
  *   readonly    present: the learner can look and ask for explanations but not edit (the
  *               calculator's panels; the labs are experiments and stay interactive). As for
  *               any boolean attribute, readonly="false" is on too, and is reported.
- *   precision   decimals shown, 0 to 8 (default 3).
+ *   precision   decimals shown, 0 to 8 (default 3); in practice mode also the decimals the
+ *               learner's entries are checked to.
+ *   mode        "explore" (default: the calculator shows every step) or "practice": the steps
+ *               (scores, scaled, masked, exp, row sums, weights, output) are empty grids the
+ *               learner fills in ("Your weights row 1 column 2"); each entry is checked against
+ *               the core at `precision` decimals, values carried from the learner's own rounded
+ *               entries count as right, the lesson's pitfalls are named, and each cell has a hint
+ *               and its answer. An exercise select offers the worked example and exercise 1,
+ *               plain and causal, and a seeded random example with small integers. The page's
+ *               Explore / Practice buttons switch it too; a link (hash) holds the attempt. Any
+ *               other value is reported and explore is used.
  *   theme       "auto" (default), "light" or "dark"; any other value is reported (error event)
  *               and auto is used. Auto follows the page when it names a theme: a class "dark" or
  *               "light" on <html> or <body>, data-theme="dark" / "light" (also data-bs-theme,
@@ -71,7 +81,8 @@
  *
  * Parts (style them with attention-calc::part(name)):
  *   formula, controls, inputs, masks, result (the weights and the output, beside the inputs
- *   where there is room), steps, weights, explain, plot, checks, share, status, verified (the
+ *   where there is room), practice (the learner's grids in practice mode), steps, weights,
+ *   explain, plot, checks, share, status, verified (the
  *   f32-against-float64 badge), heads, cost, scaling, construct.
  *
  * CSS custom properties (set them on the element or any ancestor):
@@ -84,14 +95,14 @@
  */
 import { asset } from './assets.js';
 import { loadAttention } from './attention.js';
-import { checkReadonly, checkTheme, parsePanels, parsePrecision, stateFromAttributes } from './calc/attributes.js';
+import { checkReadonly, checkTheme, parseMode, parsePanels, parsePrecision, stateFromAttributes } from './calc/attributes.js';
 import { Calculator, PANELS } from './calc/calculator.js';
 import { h } from './calc/dom.js';
 import { quote } from './calc/parse.js';
-import { checkState, coreMask, coreScale, defaultState, fromHash, toHash } from './calc/state.js';
+import { checkState, coreMask, coreScale, defaultState, emptyPractice, fromHash, toHash } from './calc/state.js';
 
 const MATRIX_ATTRIBUTES = ['q', 'k', 'v', 'mask', 'scale'];
-const VIEW_ATTRIBUTES = ['panels', 'readonly', 'precision', 'theme'];
+const VIEW_ATTRIBUTES = ['panels', 'readonly', 'precision', 'theme', 'mode'];
 const LOADING = ['lazy', 'eager'];
 
 // --- keys ---------------------------------------------------------------------------------------
@@ -187,6 +198,7 @@ export class AttentionCalcElement extends HTMLElement {
   #started = false;
   #matricesChanged = false;
   #viewChanged = false;
+  #modeChanged = false;
   #pending = null; // a state set before the core was loaded
   #problems = []; // [message, options] of attribute problems found before the calculator existed
   #lastError = '';
@@ -240,6 +252,7 @@ export class AttentionCalcElement extends HTMLElement {
     }
     if (MATRIX_ATTRIBUTES.includes(name)) this.#matricesChanged = true;
     if (VIEW_ATTRIBUTES.includes(name)) this.#viewChanged = true;
+    if (name === 'mode') this.#modeChanged = true;
     // Several attributes set together (q, then k, then v) become one update.
     queueMicrotask(() => this.#applyAttributes());
   }
@@ -320,9 +333,11 @@ export class AttentionCalcElement extends HTMLElement {
       return;
     }
     const view = this.#view();
+    const state = this.#pending ?? this.#initialState();
+    if (!this.#pending && this.#mode() === 'practice') state.practice ??= emptyPractice();
     this.#calc = new Calculator({
       attn,
-      state: this.#pending ?? this.#initialState(),
+      state,
       ...view,
       link: (state) => `${this.linkTarget}#${toHash(state)}`,
       onChange: (state, result) => {
@@ -335,7 +350,7 @@ export class AttentionCalcElement extends HTMLElement {
       onError: (message) => this.#emitError(message),
     });
     this.#pending = null;
-    this.#matricesChanged = this.#viewChanged = false;
+    this.#matricesChanged = this.#viewChanged = this.#modeChanged = false;
     this.#status.remove();
     this.#root.append(this.#calc.element);
     for (const [message, options] of this.#problems.splice(0)) this.#report(message, options);
@@ -375,6 +390,7 @@ export class AttentionCalcElement extends HTMLElement {
     read(() => checkReadonly(this.getAttribute('readonly')));
     read(() => checkTheme(this.getAttribute('theme')));
     read(() => checkLoading(this.getAttribute('loading')));
+    read(() => parseMode(this.getAttribute('mode')));
     if (problems.length) this.#report(problems.join('. '), { view: true });
     return view;
   }
@@ -390,9 +406,23 @@ export class AttentionCalcElement extends HTMLElement {
       this.#matricesChanged = false;
       try {
         this.#calc.setState(stateFromAttributes(this.#matrixAttributes()));
+        this.#modeChanged = true; // new inputs start in the mode the attribute names
       } catch (error) {
         this.#report(error.message);
       }
+    }
+    if (this.#modeChanged) {
+      this.#modeChanged = false;
+      this.#calc.setMode(this.#mode());
+    }
+  }
+
+  // The mode attribute's mode; a bad value is reported with the view attributes, and explores.
+  #mode() {
+    try {
+      return parseMode(this.getAttribute('mode'));
+    } catch {
+      return 'explore';
     }
   }
 
@@ -428,7 +458,7 @@ function checkLoading(value) {
 }
 
 // Reflect the string attributes as properties.
-for (const name of [...MATRIX_ATTRIBUTES, 'panels', 'precision', 'theme', 'loading']) {
+for (const name of [...MATRIX_ATTRIBUTES, 'panels', 'precision', 'theme', 'loading', 'mode']) {
   Object.defineProperty(AttentionCalcElement.prototype, name, {
     get() { return this.getAttribute(name); },
     set(value) {

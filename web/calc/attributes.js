@@ -87,6 +87,16 @@ export function parsePrecision(value) {
   return p;
 }
 
+export const MODES = ['explore', 'practice'];
+
+/** explore (the calculator shows every step) or practice (the learner computes them); absent → explore. */
+export function parseMode(value) {
+  if (value === null || value === undefined || value.trim() === '') return 'explore';
+  const mode = text('mode', value).toLowerCase();
+  if (!MODES.includes(mode)) throw new Error(`mode must be explore (the default) or practice, not ${quote(value)}; the calculator stays in explore mode`);
+  return mode;
+}
+
 export const THEMES = ['auto', 'light', 'dark'];
 
 /** Checks the theme attribute (the stylesheet applies it): auto, light or dark; absent → auto. */

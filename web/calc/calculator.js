@@ -8,7 +8,9 @@ import { explain } from './explain.js';
 import { copyText, saveSvg } from './files.js';
 import { MatrixGrid } from './grid.js';
 import { MaskControls } from './masks.js';
-import { coreMask, coreScale, MAX_DIM, MAX_TOKENS, maskReason, PITFALLS, PRESETS, resize, sizes } from './state.js';
+import { PracticeView } from './practice.js';
+import { checkPractice, exerciseResults, STEP_VALUES } from './practice-check.js';
+import { coreMask, coreScale, emptyPractice, makeExercise, MAX_DIM, MAX_TOKENS, maskReason, PITFALLS, practiceAnswers, PRESETS, resize, sizes } from './state.js';
 import { RESULT_STEPS, StepsView } from './steps.js';
 import { tex } from './tex.js';
 
@@ -69,6 +71,8 @@ export class Calculator {
     /** Resolves once every lab that `panels` names is built and shown. */
     this.labsReady = Promise.resolve();
     this.plotReady = null; // the hull plot's module, asked for with the plot panel
+    this.stashedPractice = null; // the practice attempt put aside while exploring
+    this.exercise = null;  // practice mode: { key, result, mistakes } from the core for the inputs
     this.grids = null;     // the calculator's own parts, built the first time a panel needs them
     this.status = h('p', { class: 'calc-status', role: 'status', part: 'status' });
     this.element = h('div', { class: 'calc' }, this.status);
@@ -90,8 +94,22 @@ export class Calculator {
   setState(state) {
     this.problem = '';
     for (const grid of this.grids ?? []) grid.reset();
+    this.practice?.reset();
     if (this.grids) this.#notice('');
     this.#apply(state);
+  }
+
+  /**
+   * 'practice': the learner computes the steps and each entry is checked; 'explore' (the
+   * default): the calculator shows them. An attempt put aside by exploring comes back.
+   */
+  setMode(mode) {
+    const practicing = Boolean(this.state.practice);
+    if ((mode === 'practice') === practicing) return;
+    const next = structuredClone(this.state);
+    if (practicing) this.stashedPractice = next.practice;
+    next.practice = practicing ? null : this.stashedPractice ?? emptyPractice();
+    this.#apply(next);
   }
 
   /**
@@ -135,14 +153,28 @@ export class Calculator {
     this.sizeControls = h('div', { class: 'sizes' },
       sizeSelect('Tokens n', 'n', MAX_TOKENS), sizeSelect('d_k', 'dk', MAX_DIM), sizeSelect('d_v', 'dv', MAX_DIM));
 
-    this.presetButtons = Object.entries(PRESETS).map(([key, preset]) =>
+    this.presetButtons = Object.entries(PRESETS).filter(([, preset]) => !preset.practiceOnly).map(([key, preset]) =>
       h('button', { type: 'button', class: 'preset', dataset: { preset: key }, text: preset.label, on: { click: () => this.#preset(key) } }));
     this.seedInput = h('input', {
       type: 'number', min: 0, step: 1, class: 'seed', 'aria-label': 'Random seed',
       on: { change: () => this.#preset('random', Math.max(0, Math.floor(Number(this.seedInput.value)) || 0)) },
     });
     this.seedBox = h('span', { class: 'seed-box' }, 'seed ', this.seedInput,
-      h('button', { type: 'button', class: 'small', text: 'New seed', on: { click: () => this.#preset('random', (this.state.seed ?? 0) + 1) } }));
+      h('button', { type: 'button', class: 'small', text: 'New seed', on: { click: () => this.#preset(this.state.preset === 'random-int' ? 'random-int' : 'random', (this.state.seed ?? 0) + 1) } }));
+    // Explore (the calculator shows every step) or practice (the learner computes them).
+    this.modeButtons = ['explore', 'practice'].map((mode) => h('button', {
+      type: 'button', dataset: { mode }, text: mode === 'explore' ? 'Explore' : 'Practice', 'aria-pressed': 'false',
+      on: { click: () => this.setMode(mode) },
+    }));
+    this.practice = new PracticeView({
+      onAnswer: (step, i, j, value) => this.#answer(step, (rows) => { rows[i][j] = value; }),
+      onPaste: (step, rows) => this.#answer(step, (mine) => {
+        rows.forEach((row, i) => row.forEach((x, j) => { mine[i][j] = step === 'masked' && this.exercise?.result.hidden[i][j] ? null : x; }));
+      }),
+      onReveal: (step) => this.#reveal(step),
+      onExercise: (key) => { if (key !== 'custom') this.setState(makeExercise(key, this.state.seed ?? 1)); },
+      onNewExample: () => this.setState(makeExercise('random-int', (this.state.seed ?? 0) + 1)),
+    });
 
     this.modeOptions = Object.entries(PITFALLS).map(([key, p]) => h('option', { value: key, text: p.label }));
     this.modeSelect = h('select', { 'aria-label': 'Mode', on: { change: () => this.#edit('mode', (s) => { s.pitfall = this.modeSelect.value; }) } }, this.modeOptions);
@@ -166,6 +198,8 @@ export class Calculator {
     this.exportBox = h('textarea', { class: 'export-text', readOnly: true, rows: 8, 'aria-label': 'Exported text', hidden: true });
     this.shareStatus = h('span', { class: 'share-status', role: 'status' });
     const action = (label, make) => h('button', { type: 'button', text: label, on: { click: () => this.#share(label, make) } });
+    // The exporters print the computed numbers: not offered while the learner computes them.
+    const exporter = (label, make) => h('span', { class: 'exporter' }, action(label, make));
     // Says what a paste did to the other matrices, next to them.
     this.inputsNotice = h('p', { class: 'inputs-notice', role: 'status' });
 
@@ -176,6 +210,11 @@ export class Calculator {
     this.resultPanel = h('section', { class: 'result', role: 'group', 'aria-label': 'Result', part: 'result' },
       h('div', { class: 'results-header', dataset: { panel: 'steps' } }, h('h2', { text: 'Result' }), this.verified),
       this.steps.resultElement, this.explanation);
+    this.insight = h('section', { class: 'insight', role: 'group', 'aria-label': 'Plot and checks' },
+      this.plotSlot,
+      h('div', { class: 'checks-box', part: 'checks', dataset: { panel: 'checks' } }, this.checks.element));
+    this.modeLabel = h('label', { class: 'mode' }, 'Mode ', this.modeSelect);
+    this.presetRow = h('div', { class: 'control-row presets', role: 'group', 'aria-label': 'Presets' }, this.presetButtons, this.seedBox);
     this.results = h('section', { class: 'results', role: 'group', 'aria-label': 'Steps', part: 'steps', dataset: { panel: 'steps' } },
       h('div', { class: 'results-header' }, h('h2', { text: 'Step by step' }), this.steps.stepper.element),
       this.steps.element);
@@ -185,8 +224,10 @@ export class Calculator {
           display: true, label: 'Attention of Q, K, V equals softmax of Q K transpose over the square root of d k, times V',
         })),
       h('section', { class: 'controls', role: 'group', 'aria-label': 'Controls', part: 'controls', dataset: { panel: 'controls' } },
-        h('div', { class: 'control-row' }, this.sizeControls, h('label', { class: 'mode' }, 'Mode ', this.modeSelect)),
-        h('div', { class: 'control-row presets', role: 'group', 'aria-label': 'Presets' }, this.presetButtons, this.seedBox)),
+        h('div', { class: 'control-row' },
+          h('div', { class: 'practice-switch', role: 'group', 'aria-label': 'Explore or practice' }, this.modeButtons),
+          this.sizeControls, this.modeLabel),
+        this.presetRow),
       this.modeWarning,
       h('div', { class: 'workbench' },
         h('div', { class: 'work-inputs' },
@@ -197,16 +238,15 @@ export class Calculator {
             this.inputsNotice),
           h('section', { class: 'mask-panel', role: 'group', 'aria-label': 'Masks', part: 'masks', dataset: { panel: 'masks' } }, this.masks.element),
           this.status),
-        this.resultPanel),
+        this.resultPanel,
+        this.practice.element),
       this.results,
-      h('section', { class: 'insight', role: 'group', 'aria-label': 'Plot and checks' },
-        this.plotSlot,
-        h('div', { class: 'checks-box', part: 'checks', dataset: { panel: 'checks' } }, this.checks.element)),
+      this.insight,
       h('section', { class: 'share', role: 'group', 'aria-label': 'Share and export', part: 'share', dataset: { panel: 'share' } },
         h('div', { class: 'control-row' },
           action('Copy link', ({ state }) => this.link(state)),
-          action('Copy as PyTorch', async ({ state, result }) => (await this.#snippets()).pytorchSnippet(state, result, { precision: this.options.precision })),
-          action('Copy as LaTeX', async ({ state, result }) => (await this.#snippets()).latexSnippet(state, result, { precision: this.options.precision })),
+          exporter('Copy as PyTorch', async ({ state, result }) => (await this.#snippets()).pytorchSnippet(state, result, { precision: this.options.precision })),
+          exporter('Copy as LaTeX', async ({ state, result }) => (await this.#snippets()).latexSnippet(state, result, { precision: this.options.precision })),
           this.shareStatus),
         this.exportBox));
     // For the benchmark and the curious: time from an input event to everything updated.
@@ -255,6 +295,47 @@ export class Calculator {
     this.#render();
   }
 
+  // A practice entry changed: allowed in readonly too (the author fixed the exercise, the learner
+  // answers it). `change` edits the step's rows, at the state's sizes.
+  #answer(step, change) {
+    const next = structuredClone(this.state);
+    next.practice ??= emptyPractice();
+    const rows = practiceAnswers(next, step);
+    change(rows);
+    next.practice.answers[step] = rows;
+    this.#apply(next);
+  }
+
+  // "Reveal this step": the core's numbers at the precision asked for, and the summary says so.
+  #reveal(step) {
+    const truth = this.exercise?.result;
+    if (!truth) return;
+    const p = this.options.precision;
+    this.#answer(step, (rows) => {
+      STEP_VALUES[step](truth).forEach((row, i) => row.forEach((x, j) => { rows[i][j] = Number.isFinite(x) ? Number(x.toFixed(p)) : null; }));
+    });
+    if (!this.state.practice.revealed.includes(step)) {
+      const next = structuredClone(this.state);
+      next.practice.revealed.push(step);
+      this.#apply(next);
+    }
+  }
+
+  // Practice mode's truth: the core's results for the inputs shown, and for the named mistakes
+  // (computed again only when the inputs change). null when the core refuses the inputs.
+  #exerciseFor(state) {
+    const inputs = { q: state.q, k: state.k, v: state.v, mask: coreMask(state) };
+    const key = JSON.stringify(inputs);
+    if (this.exercise?.key !== key) {
+      try {
+        this.exercise = { key, ...exerciseResults(this.attn, inputs) };
+      } catch {
+        this.exercise = null;
+      }
+    }
+    return this.exercise;
+  }
+
   #resize(key, value) {
     if (this.options.readonly) return;
     for (const grid of this.grids) grid.reset();
@@ -289,7 +370,9 @@ export class Calculator {
   #preset(key, seed) {
     if (this.options.readonly) return;
     const make = PRESETS[key].make;
-    this.setState(key === 'random' ? make(seed ?? (this.state.seed ?? 0) + 1, sizes(this.state)) : make());
+    const next = key === 'random' || key === 'random-int' ? make(seed ?? (this.state.seed ?? 0) + 1, sizes(this.state)) : make();
+    if (this.state.practice) next.practice = emptyPractice(); // a new exercise, in the same mode
+    this.setState(next);
   }
 
   #toggleMask(i, j) {
@@ -393,6 +476,16 @@ export class Calculator {
     const { n, dk, dv } = sizes(s);
     for (const el of this.element.querySelectorAll('[data-panel]')) el.hidden = !this.#shows(el.dataset.panel);
     this.resultPanel.hidden = !this.#shows('steps') && !this.#shows('weights');
+    // Practice mode: the learner's grids instead of the computed steps, result, plot and checks.
+    const practicing = Boolean(s.practice) && this.#shows('steps');
+    this.element.classList.toggle('practicing', practicing);
+    for (const button of this.modeButtons) button.setAttribute('aria-pressed', String((button.dataset.mode === 'practice') === Boolean(s.practice)));
+    this.practice.element.hidden = !practicing;
+    this.insight.hidden = practicing;
+    this.modeLabel.hidden = practicing;
+    this.presetRow.hidden = practicing;
+    for (const el of this.element.querySelectorAll('.exporter')) el.hidden = practicing;
+    if (practicing) this.results.hidden = this.resultPanel.hidden = true;
     if (this.#shows('share')) this.#snippets().catch(() => { this.snippetsLoaded = null; });
     this.element.classList.toggle('readonly', readonly);
 
@@ -408,8 +501,8 @@ export class Calculator {
     this.modeSelect.value = s.pitfall;
     this.modeSelect.disabled = readonly;
     const pitfall = PITFALLS[s.pitfall];
-    this.element.classList.toggle('pitfall', pitfall.wrong);
-    this.modeWarning.hidden = !pitfall.wrong;
+    this.element.classList.toggle('pitfall', pitfall.wrong && !practicing);
+    this.modeWarning.hidden = !pitfall.wrong || practicing;
     const label = s.pitfall === 'custom-scale' ? `Custom scale ${s.scale} instead of 1/√d_k` : pitfall.label;
     this.modeWarning.textContent = pitfall.wrong ? `⚠ ${label}. This is wrong on purpose, to show what the lesson warns about.` : '';
     for (const button of this.presetButtons) {
@@ -428,6 +521,7 @@ export class Calculator {
       this.viewProblem ? `${this.viewProblem.replace(/\.$/, '')}.` : '',
     ].filter(Boolean).join(' ');
     const shown = this.shown;
+    if (practicing) this.#renderPractice(shown);
     // The element's error event follows any change event for the same render, so that a
     // listener hears "back to the last valid state", then why.
     const tell = () => { if (stale && problem !== this.problem) this.onError(problem); };
@@ -441,6 +535,11 @@ export class Calculator {
     const { state, result } = shown;
 
     // Hidden panels are not drawn: a heatmap-only widget does the heatmap's work alone.
+    if (practicing) {
+      this.onChange(state, result);
+      tell();
+      return;
+    }
     if (this.#shows('steps') || this.#shows('weights')) this.steps.update(result, state, precision, { onlyWeights: !this.#shows('steps') });
     if (this.#shows('plot')) {
       if (this.plot) this.plot.update(state, result, result.plotHull, precision);
@@ -459,6 +558,15 @@ export class Calculator {
       performance.measure('attention-calc update', { start: this.inputStart, end: performance.now() });
       this.inputStart = null;
     }
+  }
+
+  // The learner's entries, marked against the core's numbers for the inputs on screen (the last
+  // valid ones while an input has a problem).
+  #renderPractice(shown) {
+    const exercise = shown && this.#exerciseFor(shown.state);
+    const { precision, readonly } = this.options;
+    const marks = exercise && checkPractice({ state: shown.state, result: exercise.result, mistakes: exercise.mistakes, answers: this.state.practice.answers, precision });
+    this.practice.update({ state: this.state, marks, result: exercise?.result ?? null, precision, readonly });
   }
 
   // Only when the panels change: the labs do not depend on the calculator's state.

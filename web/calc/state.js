@@ -1,7 +1,8 @@
 // The calculator's state: inputs, masks, mode. Plain data, so it can live in a URL hash and be
 // copied; every number derived from it comes from the core.
 import { EXERCISE_V, WORKED_EXAMPLE } from '../examples.js';
-import { parseMatrixText, quote } from './parse.js';
+import { parseMatrixText, parseNumber, quote } from './parse.js';
+import { answerShape, PRACTICE_STEPS } from './practice-check.js';
 
 export const MAX_TOKENS = 8;
 export const MAX_DIM = 8;
@@ -32,8 +33,12 @@ function base(q, k, v, preset) {
     preset,
     seed: null,
     axes: [0, 1],
+    practice: null, // practice mode: { answers: { step: (number|null)[][] }, revealed: step[] }
   };
 }
+
+/** A practice attempt with nothing entered yet. */
+export const emptyPractice = () => ({ answers: {}, revealed: [] });
 
 // Small, fast, seedable: the same seed gives the same matrices on every machine.
 function mulberry32(seed) {
@@ -64,7 +69,54 @@ export const PRESETS = {
       return { ...base(matrix(n, dk), matrix(n, dk), matrix(n, dv), 'random'), seed };
     },
   },
+  // Practice only (no button in explore): integers from −2 to 2, so the arithmetic by hand stays
+  // hand-sized. Always 3 tokens and d_k = d_v = 2, as in the lesson's example.
+  'random-int': {
+    label: 'Random, small integers (seeded)',
+    practiceOnly: true,
+    make: (seed = 1) => {
+      const rand = mulberry32(seed);
+      const matrix = () => Array.from({ length: 3 }, () => Array.from({ length: 2 }, () => Math.floor(rand() * 5) - 2));
+      return { ...base(matrix(), matrix(), matrix(), 'random-int'), seed };
+    },
+  },
 };
+
+/** Practice mode's exercises: a preset, plain or causal. */
+export const EXERCISES = {
+  'worked': { label: 'Worked example', preset: 'worked', causal: false },
+  'worked-causal': { label: 'Worked example, causal', preset: 'worked', causal: true },
+  'exercise': { label: 'Exercise 1: V = [[0,0],[2,0],[0,2]]', preset: 'exercise', causal: false },
+  'exercise-causal': { label: 'Exercise 1, causal', preset: 'exercise', causal: true },
+  'random-int': { label: 'Random, small integers (seeded)', preset: 'random-int', causal: false },
+};
+
+/** The exercise a state is, or 'custom' for inputs of the learner's or the author's own. */
+export function exerciseOf(state) {
+  const plainMask = !state.padding.some(Boolean) && !state.hidden.some((row) => row.some(Boolean));
+  if (state.preset === 'random-int') return 'random-int';
+  if (!plainMask || !['worked', 'exercise'].includes(state.preset)) return 'custom';
+  return `${state.preset}${state.causal ? '-causal' : ''}`;
+}
+
+/**
+ * The learner's entries for `step` at the state's sizes: a fresh n×cols grid holding the entries
+ * that still fit (a resize keeps what it can), null where there is none.
+ */
+export function practiceAnswers(state, step) {
+  const { rows, cols } = answerShape(step, { n: state.q.length, m: state.k.length, dv: state.v[0].length });
+  const old = state.practice?.answers[step];
+  return Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => old?.[i]?.[j] ?? null));
+}
+
+/** The state of exercise `key` with nothing entered yet (`seed` for the random one). */
+export function makeExercise(key, seed = 1) {
+  const { preset, causal } = EXERCISES[key];
+  const state = PRESETS[preset].make(seed);
+  state.causal = causal;
+  state.practice = emptyPractice();
+  return state;
+}
 
 export const defaultState = () => PRESETS.worked.make();
 
@@ -129,12 +181,21 @@ export function toHash(state) {
   if (state.preset !== 'custom') p.set('preset', state.preset);
   if (state.seed !== null) p.set('seed', String(state.seed));
   if (state.axes[0] !== 0 || state.axes[1] !== 1) p.set('axes', state.axes.map((a) => a + 1).join(','));
+  if (state.practice) {
+    p.set('practice', '1');
+    for (const step of PRACTICE_STEPS) {
+      const rows = state.practice.answers[step];
+      if (rows?.some((row) => row.some((x) => x !== null))) p.set(`your-${step.toLowerCase()}`, rows.map((row) => row.map((x) => x ?? '').join(',')).join(';'));
+    }
+    if (state.practice.revealed.length) p.set('revealed', state.practice.revealed.join(','));
+  }
   // Keep the separators readable: URLSearchParams would escape ',' and ';'.
   return p.toString().replace(/%2C/gi, ',').replace(/%3B/gi, ';');
 }
 
-// Above any 8×8 state, even with every number written to 17 digits; longer text is refused unread.
-const MAX_HASH = 8000;
+// Above any 8×8 state with a practice attempt, even with every number written to 17 digits;
+// longer text is refused unread.
+const MAX_HASH = 24000;
 
 /**
  * The state a hash describes → { state } or { error } (the caller keeps its own state and
@@ -199,10 +260,42 @@ export function fromHash(hash) {
       }
       state.axes = axes.map((a) => a - 1);
     }
+    if (p.has('practice')) state.practice = readPractice(p, { n, m: n, dv: v[0].length });
     return { state };
   } catch (error) {
     return { error: `the link's state could not be read: ${error.message}` };
   }
+}
+
+// The learner's answers in a link: your-weights=0.446,0.446,;…, an empty entry for a cell left
+// empty, and revealed=scores,exp for the steps shown instead of typed.
+function readPractice(p, sizes) {
+  if (p.get('practice') !== '1') throw new Error(`practice must be 1, not ${quote(p.get('practice'))}`);
+  const practice = emptyPractice();
+  for (const step of PRACTICE_STEPS) {
+    const key = `your-${step.toLowerCase()}`;
+    if (!p.has(key)) continue;
+    const { rows, cols } = answerShape(step, sizes);
+    const what = `your ${step === 'rowSum' ? 'row sums' : step}`;
+    const lines = p.get(key).split(';');
+    if (lines.length !== rows) throw new Error(`${what} have ${lines.length} rows, but the exercise has ${rows}`);
+    practice.answers[step] = lines.map((line, i) => {
+      const cells = line.split(',');
+      if (cells.length !== cols) throw new Error(`${what} row ${i + 1} has ${cells.length} entries, but needs ${cols}`);
+      return cells.map((text, j) => {
+        if (text === '') return null;
+        const parsed = parseNumber(text);
+        if (!parsed.ok) throw new Error(`${what} row ${i + 1} column ${j + 1}: ${parsed.message}`);
+        return parsed.value;
+      });
+    });
+  }
+  for (const step of (p.get('revealed') ?? '').split(',').filter(Boolean)) {
+    const known = PRACTICE_STEPS.find((s) => s.toLowerCase() === step.toLowerCase());
+    if (!known) throw new Error(`revealed step ${quote(step)} is not one of ${PRACTICE_STEPS.join(', ')}`);
+    if (!practice.revealed.includes(known)) practice.revealed.push(known);
+  }
+  return practice;
 }
 
 /** What a page says when its link's hash cannot be read; `place` is 'the page' or 'the calculator'. */
