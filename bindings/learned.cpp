@@ -163,6 +163,7 @@ val learned_recipe() {
   out.set("batch", double(o.batch));
   out.set("learningRate", double(o.learning_rate));
   out.set("scale", std::string(o.model.scale == attn::learned::ScaleMode::none ? "none" : "sqrt"));
+  out.set("maxContext", double(attn::learned::kMaxDistinctContext));
   return out;
 }
 

@@ -345,7 +345,7 @@ export interface TrainerOptions {
   heads?: number;
   /** 4 to 128. Default 32. */
   dModel?: number;
-  /** 7 to 128 tokens, BOS included. Default 33. */
+  /** 7 to 55 tokens, BOS included (the copy task's distinct-letter sequences fit no longer one). Default 33. */
   context?: number;
   /** Sequences per step, 1 to 256. Default 32. */
   batch?: number;

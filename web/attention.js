@@ -530,7 +530,8 @@ class Attention {
       fail('createTrainer needs the learned heads\' module, which loads on first use: await attn.learnedModel() or attn.loadLearned() first');
     }
     const o = optionsOf(options, 'createTrainer', '{ seed: 1 }');
-    const d = core.learnedRecipe(); // the shipped checkpoint's recipe
+    // The shipped checkpoint's recipe (the defaults), and the longest context the copy task fits.
+    const { maxContext, ...d } = core.learnedRecipe();
     for (const key of Object.keys(o)) {
       if (!Object.hasOwn(d, key)) {
         fail(`createTrainer has no option ${describe(key)} (its options: ${Object.keys(d).join(', ')})`);
@@ -541,7 +542,7 @@ class Attention {
       layers: argument('layers', () => toRange(withDefault(o.layers, d.layers), 'layers', 1, 4)),
       heads: argument('heads', () => toRange(withDefault(o.heads, d.heads), 'heads', 1, 8)),
       dModel: argument('dModel', () => toRange(withDefault(o.dModel, d.dModel), 'dModel', 4, 128)),
-      context: argument('context', () => toRange(withDefault(o.context, d.context), 'context', 7, 128)),
+      context: argument('context', () => toRange(withDefault(o.context, d.context), 'context', 7, maxContext)),
       batch: argument('batch', () => toRange(withDefault(o.batch, d.batch), 'batch', 1, 256)),
       learningRate: argument('learningRate', () => {
         const lr = toPositive(withDefault(o.learningRate, d.learningRate), 'learningRate');

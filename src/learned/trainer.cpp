@@ -58,6 +58,12 @@ void validate(const TrainerOptions& o) {
   if (t.min_length < 2 || t.min_length > t.max_length || 1 + 2 * t.max_length > o.model.context) {
     throw Error("the copy task's string lengths do not fit the context");
   }
+  // A distinct-letter sequence repeats one string and uses each of the 27 symbols at most once
+  // elsewhere: context − 1 − |s| ≤ 27 with 2·|s| ≤ context − 1, so context ≤ 55.
+  if (o.task.distinct_share > 0.0 && o.model.context - 1 - t.max_length > kSymbols.size()) {
+    throw Error("context must be at most " + std::to_string(kMaxDistinctContext) +
+                " for the copy task: its sequences of distinct letters do not fit a longer one");
+  }
 }
 
 std::vector<float> initial_parameters(const ModelConfig& c, std::uint64_t seed, float init_sigma) {

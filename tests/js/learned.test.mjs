@@ -117,7 +117,8 @@ for (const build of BUILDS) {
         [{ heads: 3 }, 'dModel (32) must be a multiple of heads (3): each head gets dModel / heads dimensions'],
         [{ layers: 0 }, 'layers must be a whole number from 1 to 4 (got 0)'],
         [{ dModel: 1.5 }, 'dModel must be a whole number from 4 to 128 (got 1.5)'],
-        [{ context: 6 }, 'context must be a whole number from 7 to 128 (got 6)'],
+        [{ context: 6 }, 'context must be a whole number from 7 to 55 (got 6)'],
+        [{ context: 56 }, 'context must be a whole number from 7 to 55 (got 56)'],
         [{ batch: 1000 }, 'batch must be a whole number from 1 to 256 (got 1000)'],
         [{ learningRate: -1 }, 'learningRate must be a finite number greater than 0 (got -1)'],
         [{ learningRate: 2 }, 'learningRate must be at most 1 (got 2)'],
@@ -127,6 +128,10 @@ for (const build of BUILDS) {
         ['fast', 'createTrainer takes an options object such as { seed: 1 } (got "fast")'],
       ];
       for (const [options, message] of cases) assert.throws(() => attn.createTrainer(options), { message }, JSON.stringify(options));
+      // The longest context trains past the step where distinct-letter sequences join the data.
+      const longest = attn.createTrainer({ dModel: 8, context: 55, batch: 1 });
+      assert.equal(longest.step(1600).step, 1600);
+      longest.dispose();
       const t = attn.createTrainer({ dModel: 8, context: 9, batch: 2 });
       assert.throws(() => t.step(0), { message: 'k must be a whole number from 1 to 100000 (got 0)' });
       assert.throws(() => t.step('10'), { message: 'k must be a whole number from 1 to 100000 (got "10")' });
