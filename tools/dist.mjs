@@ -23,7 +23,7 @@ const WEB = join(ROOT, 'web');
 const DIST = join(ROOT, 'dist');
 const ENTRIES = ['attention-calc.js', 'frame.js', 'main.js', 'embed.js'];
 const COPIED = ['index.html', 'frame.html', 'embed.html', 'style.css', 'frame.css', 'embed.css', 'favicon.svg',
-  'attention.d.ts', 'calc/calculator.css', 'labs/labs.css', 'wasm'];
+  'attention.d.ts', 'attention-calc.d.ts', 'calc/calculator.css', 'labs/labs.css', 'wasm'];
 
 for (const required of ['wasm/attention-simd.wasm', 'wasm/attention-scalar.wasm', 'vendor/tex-formulas.js']) {
   try {

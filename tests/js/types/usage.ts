@@ -1,0 +1,27 @@
+// Compiled (never run) by tests/js/types.test.mjs: what a TypeScript author writes against the
+// package's types. A wrong or missing type fails the compile.
+import { loadAttention } from '../../../web/attention.js';
+import type { AttentionCalcElement, CalculatorState } from '../../../web/attention-calc.js';
+
+export async function weightsOf(): Promise<number[][]> {
+  const attn = await loadAttention({ simd: false });
+  const result = attn.attention({ q: [[1, 1], [0, 1]], k: [[1, 0], [0, 1]], v: [[1, 0], [0, 1]], mask: 'causal' });
+  return result.weights;
+}
+
+export function listen(): void {
+  const calc = document.querySelector('attention-calc');
+  if (!calc) return;
+  const element: AttentionCalcElement = calc; // HTMLElementTagNameMap knows the tag
+  element.addEventListener('attention-change', (e) => {
+    const first: number = e.detail.result.weights[0][0];
+    const causal: boolean = element.state.causal;
+    console.log(first, causal, e.detail.inputs.maskAfterSoftmax);
+  });
+  element.addEventListener('error', (e) => console.log(e.detail.message.toUpperCase()));
+  element.addEventListener('attention-calc-resize', (e) => console.log(e.detail.width + e.detail.height));
+  const state: CalculatorState = { ...element.state, pitfall: 'scale-dk' };
+  element.state = state;
+  element.hash = 'q=1,1;0,1';
+  void element.ready.then(() => element.result?.output);
+}

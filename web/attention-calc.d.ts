@@ -1,0 +1,66 @@
+// Types for the <attention-calc> element (attention-calc.js). The attributes, parts and custom
+// properties are documented in the comment at the top of attention-calc.js and in the README.
+import type { AttentionOptions, SingleHeadResult } from './attention.js';
+
+/** The calculator's whole state: what a link's #hash holds. */
+export interface CalculatorState {
+  q: number[][];
+  k: number[][];
+  v: number[][];
+  causal: boolean;
+  /** Per key: hidden from every query (padding). */
+  padding: boolean[];
+  /** n×n: key j hidden from query i by the custom mask grid. */
+  hidden: boolean[][];
+  /** 'none' is correct attention; the others are the lesson's pitfalls, wrong on purpose. */
+  pitfall: 'none' | 'mask-after-softmax' | 'scale-dk' | 'no-scale' | 'custom-scale';
+  /** The factor used in the 'custom-scale' pitfall; null otherwise. */
+  scale: number | null;
+  /** Which preset the matrices came from ('worked', 'exercise', 'onehot', 'random', 'custom'). */
+  preset: string;
+  /** The random preset's seed, or null. */
+  seed: number | null;
+  /** The two coordinates of V the hull plot shows when d_v ≠ 2. */
+  axes: [number, number];
+}
+
+export interface AttentionChangeDetail {
+  /** The core's inputs for what is on screen, as attn.attention() takes them. */
+  inputs: Required<Pick<AttentionOptions, 'q' | 'k' | 'v'>> & {
+    mask: AttentionOptions['mask'];
+    scale: number | null;
+    maskAfterSoftmax: boolean;
+  };
+  result: SingleHeadResult;
+}
+
+// 'error' here is the element's CustomEvent, not a script's ErrorEvent.
+export interface AttentionCalcEventMap extends Omit<HTMLElementEventMap, 'error'> {
+  'attention-change': CustomEvent<AttentionChangeDetail>;
+  'error': CustomEvent<{ message: string }>;
+  'attention-calc-resize': CustomEvent<{ width: number; height: number }>;
+}
+
+export declare class AttentionCalcElement extends HTMLElement {
+  /** Resolves once the core is loaded and the first result shown, with the panels' modules. */
+  readonly ready: Promise<void>;
+  /** The core's result on screen (the last valid one while the input has a problem), or null. */
+  readonly result: SingleHeadResult | null;
+  /** A copy of the whole state; setting it shows that state. */
+  state: CalculatorState;
+  /** The state on screen as a link's #hash text (without '#'); setting it shows that state. */
+  hash: string;
+  /** The page "Copy link" points to. Default: frame.html beside attention-calc.js. */
+  linkTarget: string;
+  readonly: boolean;
+  addEventListener<K extends keyof AttentionCalcEventMap>(type: K, listener: (this: AttentionCalcElement, ev: AttentionCalcEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof AttentionCalcEventMap>(type: K, listener: (this: AttentionCalcElement, ev: AttentionCalcEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'attention-calc': AttentionCalcElement;
+  }
+}
