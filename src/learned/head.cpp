@@ -1,5 +1,6 @@
 #include "head.hpp"
 
+#include <cmath>
 #include <limits>
 
 #include "../kernels/matmul.hpp"
@@ -22,6 +23,10 @@ void head_forward(const HeadShape& s, const float* q, std::size_t ldq, const flo
     const float max = attn::kernels::reduce_max(row, m);
     if (max == kHidden) {  // every key hidden: the core's defined result, weights 0
       for (std::size_t j = 0; j < m; ++j) row[j] = 0.0f;
+      continue;
+    }
+    if (!std::isfinite(max)) {  // a diverged model's scores past float32: NaN reaches the loss,
+      for (std::size_t j = 0; j < m; ++j) row[j] = std::numeric_limits<float>::quiet_NaN();  // which stops it
       continue;
     }
     // The scale goes inside the exp (the streaming path's kernel): exp((x − max)·s); −∞ → 0.

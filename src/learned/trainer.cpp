@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "../error.hpp"
+#include "../kernels/softmax.hpp"
 #include "kernels/backward.hpp"
 #include "vocabulary.hpp"
 
@@ -12,6 +14,7 @@ namespace attn::learned {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
+constexpr float kFloatMax = std::numeric_limits<float>::max();
 
 // The data stream's seed, apart from the initialisation's.
 std::uint64_t data_seed(std::uint64_t seed) { return seed ^ 0x9e3779b97f4a7c15ULL; }
@@ -95,7 +98,20 @@ Trainer::Trainer(const TrainerOptions& options) : o_(options), data_(data_seed(o
   v_.assign(params_.size(), 0.0f);
 }
 
+void Trainer::check_diverged() const {
+  if (diverged_) {
+    throw Error("training diverged at step " + std::to_string(step_) +
+                ": the loss or a weight is no longer a finite number; a smaller learningRate trains stably");
+  }
+}
+
+const std::vector<float>& Trainer::parameters() const {
+  check_diverged();
+  return params_;
+}
+
 StepReport Trainer::step(std::size_t k) {
+  check_diverged();
   const ModelConfig& c = o_.model;
   const std::size_t n = c.context, B = o_.batch;
   const Layout lay(c);
@@ -128,6 +144,9 @@ StepReport Trainer::step(std::size_t k) {
     const std::size_t rest = lay.total - lay.qkv[0];
     kernels::adamw(params_.data() + lay.qkv[0], grads_.data() + lay.qkv[0], m_.data() + lay.qkv[0],
                    v_.data() + lay.qkv[0], rest, a);
+    diverged_ = !std::isfinite(report.loss) ||
+                !attn::kernels::all_magnitudes_below(params_.data(), params_.size(), kFloatMax);
+    check_diverged();
   }
   double first = 0.0, second = 0.0;
   std::size_t nf = 0, ns = 0;

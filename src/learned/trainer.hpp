@@ -49,8 +49,12 @@ struct StepReport {
 class Trainer {
  public:
   explicit Trainer(const TrainerOptions& options);
+  // Runs k steps. Throws attn::Error once the loss or a weight stops being a finite number (a
+  // learning rate too large for the model diverges), then at every later call: the weights of the
+  // step that diverged are never trained on or shown.
   StepReport step(std::size_t k = 1);
-  const std::vector<float>& parameters() const { return params_; }
+  // The current weights; throws attn::Error after a divergence (see step()).
+  const std::vector<float>& parameters() const;
   std::size_t steps() const { return step_; }
   const TrainerOptions& options() const { return o_; }
 
@@ -61,6 +65,9 @@ class Trainer {
   std::vector<int> tokens_, targets_, roles_;
   Activations acts_;
   std::size_t step_ = 0;
+  bool diverged_ = false;
+
+  void check_diverged() const;
 };
 
 struct Evaluation {

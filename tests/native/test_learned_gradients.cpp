@@ -335,6 +335,17 @@ TEST_CASE("issue 13: determinism: two training runs from one seed give one hash"
   CHECK(run(8) != first);  // the hash does see the weights
 }
 
+TEST_CASE("issue 13: a diverged training run says so and never shows its non-finite weights") {
+  TrainerOptions o = tiny_trainer(1);
+  o.init_sigma = 1e19f;  // embeddings whose scores overflow float32 at once
+  Trainer t(o);
+  const char* message =
+      "training diverged at step 1: the loss or a weight is no longer a finite number; a smaller learningRate trains stably";
+  CHECK_THROWS_WITH(t.step(3), message);
+  CHECK_THROWS_WITH(t.step(), message);
+  CHECK_THROWS_WITH(t.parameters(), message);
+}
+
 TEST_CASE("issue 13: the vocabulary and the options refuse bad input in the user's terms") {
   CHECK(encode("ab c", 33) == std::vector<int>{kBos, 0, 1, 26, 2});
   CHECK_THROWS_WITH(encode("abC", 33),
