@@ -174,7 +174,8 @@ int main(int argc, char** argv) {
       << ", \"warmup\": " << o.warmup << ", \"decaySteps\": " << o.decay_steps
       << ", \"weightDecay\": " << json_number(o.weight_decay) << ", \"beta1\": " << json_number(o.beta1)
       << ", \"beta2\": " << json_number(o.beta2) << ", \"stringLengths\": [" << o.task.min_length << ", "
-      << o.task.max_length << "] },\n"
+      << o.task.max_length << "], \"distinctLetterShare\": " << json_number(o.task.distinct_share)
+      << ", \"distinctLettersFromStep\": " << o.distinct_from << " },\n"
       << "  \"evaluation\": { \"seed\": " << kEvalSeed << ", \"sequences\": " << kEvalSequences
       << ", \"lossFirstCopy\": " << json_number(e.loss_first_copy)
       << ", \"lossSecondCopy\": " << json_number(e.loss_second_copy)
