@@ -2,16 +2,14 @@
 // and the explanations out. It owns no math: each number comes from the core (attn).
 // It renders into any container: the page, or the shadow root of <attention-calc>.
 import { asset } from '../assets.js';
-import { ChecksView } from './checks.js';
 import { h } from './dom.js';
 import { explain } from './explain.js';
 import { copyText, saveSvg } from './files.js';
 import { MatrixGrid } from './grid.js';
 import { MaskControls } from './masks.js';
-import { PracticeView } from './practice.js';
-import { checkPractice, exerciseResults, STEP_VALUES } from './practice-check.js';
-import { coreMask, coreScale, emptyPractice, makeExercise, MAX_DIM, MAX_TOKENS, maskReason, PITFALLS, practiceAnswers, PRESETS, resize, sizes } from './state.js';
-import { RESULT_STEPS, StepsView } from './steps.js';
+import { parseNumber } from './parse.js';
+import { answerShape, coreMask, coreScale, emptyPractice, MAX_DIM, MAX_TOKENS, maskReason, PITFALLS, PRESETS, resize, sizes } from './state.js';
+import { RESULT_STEPS, STEPS, StepsView } from './steps.js';
 import { tex } from './tex.js';
 
 /** The verified badge's tolerance, relative to max(1, max |V|). */
@@ -71,8 +69,10 @@ export class Calculator {
     /** Resolves once every lab that `panels` names is built and shown. */
     this.labsReady = Promise.resolve();
     this.plotReady = null; // the hull plot's module, asked for with the plot panel
+    this.checksReady = null; // the checks' module, asked for with the checks panel
     this.stashedPractice = null; // the practice attempt put aside while exploring
-    this.exercise = null;  // practice mode: { key, result, mistakes } from the core for the inputs
+    this.practice = null;  // practice mode's view and marking, loaded the first time it is used
+    this.practiceReady = null;
     this.grids = null;     // the calculator's own parts, built the first time a panel needs them
     this.status = h('p', { class: 'calc-status', role: 'status', part: 'status' });
     this.element = h('div', { class: 'calc' }, this.status);
@@ -80,9 +80,9 @@ export class Calculator {
     this.#showLabs();
   }
 
-  /** Resolves once every part that `panels` names is built and drawn: the labs, the plot. */
+  /** Resolves once every part that `panels` names is built and drawn: the labs, the plot, the checks. */
   get settled() {
-    return Promise.all([this.labsReady, this.plotReady]);
+    return Promise.all([this.labsReady, this.plotReady, this.checksReady, this.practiceReady]);
   }
 
   /** What the steps, plot, checks and exports show: the live input, or the last valid one. */
@@ -153,32 +153,24 @@ export class Calculator {
     this.sizeControls = h('div', { class: 'sizes' },
       sizeSelect('Tokens n', 'n', MAX_TOKENS), sizeSelect('d_k', 'dk', MAX_DIM), sizeSelect('d_v', 'dv', MAX_DIM));
 
-    this.presetButtons = Object.entries(PRESETS).filter(([, preset]) => !preset.practiceOnly).map(([key, preset]) =>
+    this.presetButtons = Object.entries(PRESETS).map(([key, preset]) =>
       h('button', { type: 'button', class: 'preset', dataset: { preset: key }, text: preset.label, on: { click: () => this.#preset(key) } }));
     this.seedInput = h('input', {
       type: 'number', min: 0, step: 1, class: 'seed', 'aria-label': 'Random seed',
       on: { change: () => this.#preset('random', Math.max(0, Math.floor(Number(this.seedInput.value)) || 0)) },
     });
     this.seedBox = h('span', { class: 'seed-box' }, 'seed ', this.seedInput,
-      h('button', { type: 'button', class: 'small', text: 'New seed', on: { click: () => this.#preset(this.state.preset === 'random-int' ? 'random-int' : 'random', (this.state.seed ?? 0) + 1) } }));
+      h('button', { type: 'button', class: 'small', text: 'New seed', on: { click: () => this.#preset('random', (this.state.seed ?? 0) + 1) } }));
     // Explore (the calculator shows every step) or practice (the learner computes them).
     this.modeButtons = ['explore', 'practice'].map((mode) => h('button', {
       type: 'button', dataset: { mode }, text: mode === 'explore' ? 'Explore' : 'Practice', 'aria-pressed': 'false',
       on: { click: () => this.setMode(mode) },
     }));
-    this.practice = new PracticeView({
-      onAnswer: (step, i, j, value) => this.#answer(step, (rows) => { rows[i][j] = value; }),
-      onPaste: (step, rows) => this.#answer(step, (mine) => {
-        rows.forEach((row, i) => row.forEach((x, j) => { mine[i][j] = step === 'masked' && this.exercise?.result.hidden[i][j] ? null : x; }));
-      }),
-      onReveal: (step) => this.#reveal(step),
-      onExercise: (key) => { if (key !== 'custom') this.setState(makeExercise(key, this.state.seed ?? 1)); },
-      onNewExample: () => this.setState(makeExercise('random-int', (this.state.seed ?? 0) + 1)),
-    });
+    this.practiceSlot = h('p', { class: 'practice-slot', text: 'Loading practice mode…' });
 
     this.modeOptions = Object.entries(PITFALLS).map(([key, p]) => h('option', { value: key, text: p.label }));
     this.modeSelect = h('select', { 'aria-label': 'Mode', on: { change: () => this.#edit('mode', (s) => { s.pitfall = this.modeSelect.value; }) } }, this.modeOptions);
-    this.modeWarning = h('p', { class: 'pitfall-banner', role: 'note' });
+    this.modeWarning = h('p', { class: 'pitfall-banner practice-off', role: 'note' });
 
     this.masks = new MaskControls({
       onCausal: (on) => this.#edit('mask', (s) => { s.causal = on; }),
@@ -191,7 +183,8 @@ export class Calculator {
     });
     this.plot = null; // built once its module, loaded where the plot panel shows, arrives
     this.plotSlot = h('div', { part: 'plot', dataset: { panel: 'plot' } });
-    this.checks = new ChecksView();
+    this.checks = null; // built once its module, loaded where the checks panel shows, arrives
+    this.checksSlot = h('div', { class: 'checks-box', part: 'checks', dataset: { panel: 'checks' } });
 
     // A note, not a landmark: several widgets on one page must not repeat landmarks.
     this.explanation = h('div', { class: 'explain', role: 'note', 'aria-live': 'polite', 'aria-label': 'Explanation', part: 'explain', dataset: { panel: 'explain' } });
@@ -199,7 +192,7 @@ export class Calculator {
     this.shareStatus = h('span', { class: 'share-status', role: 'status' });
     const action = (label, make) => h('button', { type: 'button', text: label, on: { click: () => this.#share(label, make) } });
     // The exporters print the computed numbers: not offered while the learner computes them.
-    const exporter = (label, make) => h('span', { class: 'exporter' }, action(label, make));
+    const exporter = (label, make) => h('span', { class: 'practice-off' }, action(label, make));
     // Says what a paste did to the other matrices, next to them.
     this.inputsNotice = h('p', { class: 'inputs-notice', role: 'status' });
 
@@ -207,15 +200,10 @@ export class Calculator {
     this.verified = h('span', { class: 'verified', part: 'verified' });
     // The weights and the output, beside the inputs where there is room: what the lesson is about
     // is on the first screen, and an edit visibly changes it. The five steps that lead there follow.
-    this.resultPanel = h('section', { class: 'result', role: 'group', 'aria-label': 'Result', part: 'result' },
+    this.resultPanel = h('section', { class: 'result practice-off', role: 'group', 'aria-label': 'Result', part: 'result' },
       h('div', { class: 'results-header', dataset: { panel: 'steps' } }, h('h2', { text: 'Result' }), this.verified),
       this.steps.resultElement, this.explanation);
-    this.insight = h('section', { class: 'insight', role: 'group', 'aria-label': 'Plot and checks' },
-      this.plotSlot,
-      h('div', { class: 'checks-box', part: 'checks', dataset: { panel: 'checks' } }, this.checks.element));
-    this.modeLabel = h('label', { class: 'mode' }, 'Mode ', this.modeSelect);
-    this.presetRow = h('div', { class: 'control-row presets', role: 'group', 'aria-label': 'Presets' }, this.presetButtons, this.seedBox);
-    this.results = h('section', { class: 'results', role: 'group', 'aria-label': 'Steps', part: 'steps', dataset: { panel: 'steps' } },
+    this.results = h('section', { class: 'results practice-off', role: 'group', 'aria-label': 'Steps', part: 'steps', dataset: { panel: 'steps' } },
       h('div', { class: 'results-header' }, h('h2', { text: 'Step by step' }), this.steps.stepper.element),
       this.steps.element);
     this.element.prepend(
@@ -225,9 +213,9 @@ export class Calculator {
         })),
       h('section', { class: 'controls', role: 'group', 'aria-label': 'Controls', part: 'controls', dataset: { panel: 'controls' } },
         h('div', { class: 'control-row' },
-          h('div', { class: 'practice-switch', role: 'group', 'aria-label': 'Explore or practice' }, this.modeButtons),
-          this.sizeControls, this.modeLabel),
-        this.presetRow),
+          h('div', { role: 'group', 'aria-label': 'Explore or practice' }, this.modeButtons),
+          this.sizeControls, h('label', { class: 'mode practice-off' }, 'Mode ', this.modeSelect)),
+        h('div', { class: 'control-row presets practice-off', role: 'group', 'aria-label': 'Presets' }, this.presetButtons, this.seedBox)),
       this.modeWarning,
       h('div', { class: 'workbench' },
         h('div', { class: 'work-inputs' },
@@ -239,9 +227,11 @@ export class Calculator {
           h('section', { class: 'mask-panel', role: 'group', 'aria-label': 'Masks', part: 'masks', dataset: { panel: 'masks' } }, this.masks.element),
           this.status),
         this.resultPanel,
-        this.practice.element),
+        this.practiceSlot),
       this.results,
-      this.insight,
+      h('section', { class: 'insight practice-off', role: 'group', 'aria-label': 'Plot and checks' },
+        this.plotSlot,
+        this.checksSlot),
       h('section', { class: 'share', role: 'group', 'aria-label': 'Share and export', part: 'share', dataset: { panel: 'share' } },
         h('div', { class: 'control-row' },
           action('Copy link', ({ state }) => this.link(state)),
@@ -295,47 +285,6 @@ export class Calculator {
     this.#render();
   }
 
-  // A practice entry changed: allowed in readonly too (the author fixed the exercise, the learner
-  // answers it). `change` edits the step's rows, at the state's sizes.
-  #answer(step, change) {
-    const next = structuredClone(this.state);
-    next.practice ??= emptyPractice();
-    const rows = practiceAnswers(next, step);
-    change(rows);
-    next.practice.answers[step] = rows;
-    this.#apply(next);
-  }
-
-  // "Reveal this step": the core's numbers at the precision asked for, and the summary says so.
-  #reveal(step) {
-    const truth = this.exercise?.result;
-    if (!truth) return;
-    const p = this.options.precision;
-    this.#answer(step, (rows) => {
-      STEP_VALUES[step](truth).forEach((row, i) => row.forEach((x, j) => { rows[i][j] = Number.isFinite(x) ? Number(x.toFixed(p)) : null; }));
-    });
-    if (!this.state.practice.revealed.includes(step)) {
-      const next = structuredClone(this.state);
-      next.practice.revealed.push(step);
-      this.#apply(next);
-    }
-  }
-
-  // Practice mode's truth: the core's results for the inputs shown, and for the named mistakes
-  // (computed again only when the inputs change). null when the core refuses the inputs.
-  #exerciseFor(state) {
-    const inputs = { q: state.q, k: state.k, v: state.v, mask: coreMask(state) };
-    const key = JSON.stringify(inputs);
-    if (this.exercise?.key !== key) {
-      try {
-        this.exercise = { key, ...exerciseResults(this.attn, inputs) };
-      } catch {
-        this.exercise = null;
-      }
-    }
-    return this.exercise;
-  }
-
   #resize(key, value) {
     if (this.options.readonly) return;
     for (const grid of this.grids) grid.reset();
@@ -370,7 +319,7 @@ export class Calculator {
   #preset(key, seed) {
     if (this.options.readonly) return;
     const make = PRESETS[key].make;
-    const next = key === 'random' || key === 'random-int' ? make(seed ?? (this.state.seed ?? 0) + 1, sizes(this.state)) : make();
+    const next = key === 'random' ? make(seed ?? (this.state.seed ?? 0) + 1, sizes(this.state)) : make();
     if (this.state.practice) next.practice = emptyPractice(); // a new exercise, in the same mode
     this.setState(next);
   }
@@ -476,16 +425,13 @@ export class Calculator {
     const { n, dk, dv } = sizes(s);
     for (const el of this.element.querySelectorAll('[data-panel]')) el.hidden = !this.#shows(el.dataset.panel);
     this.resultPanel.hidden = !this.#shows('steps') && !this.#shows('weights');
-    // Practice mode: the learner's grids instead of the computed steps, result, plot and checks.
+    // Practice mode: the learner's grids instead of the computed steps and result, the plot, the
+    // checks, the pitfalls, the presets and the exporters (the stylesheet hides .practice-off).
     const practicing = Boolean(s.practice) && this.#shows('steps');
     this.element.classList.toggle('practicing', practicing);
     for (const button of this.modeButtons) button.setAttribute('aria-pressed', String((button.dataset.mode === 'practice') === Boolean(s.practice)));
-    this.practice.element.hidden = !practicing;
-    this.insight.hidden = practicing;
-    this.modeLabel.hidden = practicing;
-    this.presetRow.hidden = practicing;
-    for (const el of this.element.querySelectorAll('.exporter')) el.hidden = practicing;
-    if (practicing) this.results.hidden = this.resultPanel.hidden = true;
+    this.practiceSlot.hidden = !practicing;
+    if (practicing && !this.practice) this.#loadPractice();
     if (this.#shows('share')) this.#snippets().catch(() => { this.snippetsLoaded = null; });
     this.element.classList.toggle('readonly', readonly);
 
@@ -502,7 +448,7 @@ export class Calculator {
     this.modeSelect.disabled = readonly;
     const pitfall = PITFALLS[s.pitfall];
     this.element.classList.toggle('pitfall', pitfall.wrong && !practicing);
-    this.modeWarning.hidden = !pitfall.wrong || practicing;
+    this.modeWarning.hidden = !pitfall.wrong;
     const label = s.pitfall === 'custom-scale' ? `Custom scale ${s.scale} instead of 1/√d_k` : pitfall.label;
     this.modeWarning.textContent = pitfall.wrong ? `⚠ ${label}. This is wrong on purpose, to show what the lesson warns about.` : '';
     for (const button of this.presetButtons) {
@@ -521,7 +467,7 @@ export class Calculator {
       this.viewProblem ? `${this.viewProblem.replace(/\.$/, '')}.` : '',
     ].filter(Boolean).join(' ');
     const shown = this.shown;
-    if (practicing) this.#renderPractice(shown);
+    if (practicing && this.practice) this.practice.update({ state: this.state, shown: shown?.state ?? null, precision, readonly });
     // The element's error event follows any change event for the same render, so that a
     // listener hears "back to the last valid state", then why.
     const tell = () => { if (stale && problem !== this.problem) this.onError(problem); };
@@ -546,7 +492,10 @@ export class Calculator {
       else this.#loadPlot();
     }
     this.plot?.setReadonly(readonly);
-    if (this.#shows('checks')) this.checks.update(state, result, precision);
+    if (this.#shows('checks')) {
+      if (this.checks) this.checks.update(state, result, precision);
+      else this.#loadChecks();
+    }
     this.#renderVerified(state);
     if (this.#shows('explain')) this.#renderExplanation();
     // Listeners (the page's URL, the frame's parent) hear what is on screen: the live state,
@@ -560,13 +509,40 @@ export class Calculator {
     }
   }
 
-  // The learner's entries, marked against the core's numbers for the inputs on screen (the last
-  // valid ones while an input has a problem).
-  #renderPractice(shown) {
-    const exercise = shown && this.#exerciseFor(shown.state);
-    const { precision, readonly } = this.options;
-    const marks = exercise && checkPractice({ state: shown.state, result: exercise.result, mistakes: exercise.mistakes, answers: this.state.practice.answers, precision });
-    this.practice.update({ state: this.state, marks, result: exercise?.result ?? null, precision, readonly });
+  // The checks' module, fetched the first time the checks panel shows, as the plot's is: an embed
+  // without it (panels="weights") does not download it. It shows what is on screen when it arrives.
+  #loadChecks() {
+    this.checksReady ??= import('./checks.js').then(({ ChecksView }) => {
+      this.checks = new ChecksView();
+      this.checksSlot.append(this.checks.element);
+      const shown = this.shown;
+      if (shown) this.checks.update(shown.state, shown.result, this.options.precision);
+    }, (error) => {
+      this.checksSlot.append(h('p', { class: 'calc-status error', role: 'alert', text: `The checks could not load: ${error.message}` }));
+    });
+    return this.checksReady;
+  }
+
+  // Practice mode's view and marking, fetched the first time the learner practises, so an embed
+  // that never does (panels="weights") does not download them.
+  #loadPractice() {
+    this.practiceReady ??= import('./practice.js').then(({ PracticeView }) => {
+      this.practice = new PracticeView({
+        attn: this.attn, MatrixGrid, steps: STEPS, tex, parseNumber, presets: PRESETS, coreMask, answerShape, emptyPractice,
+        // The learner's entries count in readonly too: the author fixed the exercise, the
+        // learner answers it.
+        apply: (next) => this.#apply(next),
+        setState: (next) => this.setState(next),
+      });
+      this.practiceSlot.replaceWith(this.practice.element);
+      this.practiceSlot = this.practice.element;
+      this.#render();
+    }, (error) => {
+      this.practiceSlot.textContent = `Practice mode could not load: ${error.message}`;
+      this.practiceSlot.className = 'calc-status error';
+      this.practiceSlot.setAttribute('role', 'alert');
+    });
+    return this.practiceReady;
   }
 
   // Only when the panels change: the labs do not depend on the calculator's state.

@@ -15,10 +15,11 @@
 import { sub } from './dom.js';
 import { format } from './format.js';
 
-/** The steps a learner fills in, in the lesson's order (the keys of steps.js's STEPS). */
-export const PRACTICE_STEPS = ['scores', 'scaled', 'masked', 'exp', 'rowSum', 'weights', 'output'];
 
-/** Each step's matrix in a core result. */
+/**
+ * Each step's matrix in a core result, in the lesson's order (state.js's PRACTICE_STEPS; not
+ * imported, so that this module, loaded only in practice mode, shares no chunk with the page).
+ */
 export const STEP_VALUES = {
   scores: (r) => r.scores,
   scaled: (r) => r.scaledBeforeMask,
@@ -28,6 +29,9 @@ export const STEP_VALUES = {
   weights: (r) => r.weights,
   output: (r) => r.output,
 };
+
+/** The steps a learner fills in, in the lesson's order. */
+export const PRACTICE_STEPS = Object.keys(STEP_VALUES);
 
 /** The named mistakes: what the learner is told. The first four come from the core's results. */
 export const MISTAKES = {
@@ -65,11 +69,6 @@ export function exerciseResults(attn, { q, k, v, mask }) {
   };
 }
 
-/** The size of the learner's matrix for `step`: n×m, n×1 for the row sums, n×d_v for the output. */
-export function answerShape(step, { n, m, dv }) {
-  return { rows: n, cols: step === 'rowSum' ? 1 : step === 'output' ? dv : m };
-}
-
 /** How far an entry may be from `value` at `precision` decimals and still be the same number. */
 export function tolerance(precision, value) {
   return 0.5 * 10 ** -precision + 1e-5 * Math.max(1, Math.abs(value));
@@ -104,7 +103,7 @@ export const symbolOf = (step, i, j) => SYMBOL[step](i, j);
  *   hint, answer }, and `right` counts right and carried cells of the `total` to type.
  */
 export function checkPractice({ state, result, mistakes = {}, answers = {}, precision = 3 }) {
-  const n = result.weights.length, m = result.weights[0].length, dv = result.output[0].length;
+  const n = result.weights.length, m = result.weights[0].length;
   const p = precision;
   const fmt = (x) => format(x, p);
   const truth = Object.fromEntries(PRACTICE_STEPS.map((s) => [s, STEP_VALUES[s](result)]));
@@ -198,9 +197,9 @@ export function checkPractice({ state, result, mistakes = {}, answers = {}, prec
 
   const out = {};
   for (const step of PRACTICE_STEPS) {
-    const { rows, cols } = answerShape(step, { n, m, dv });
     let right = 0, total = 0;
-    const cells = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => {
+    // The learner's grid has the shape of the core's matrix for the step.
+    const cells = truth[step].map((row, i) => row.map((_, j) => {
       const value = truth[step][i][j];
       if (given(step, i, j)) return { status: 'given', mistake: null, message: `Given: key ${j + 1} is hidden from query ${i + 1}, so its masked score is −∞.`, hint: '', answer: '−∞' };
       total++;

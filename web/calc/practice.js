@@ -1,34 +1,84 @@
-// Practice mode's view: the lesson's steps as empty grids the learner fills in ("Your weights row
-// 1 column 2"), each entry marked by practice-check.js once it is committed, with per-step
-// progress, a hint and the answer for the cell in focus, "Reveal this step", the two checks for
-// the learner to confirm, and one polite live region that says each verdict. It computes
-// nothing: the calculator passes the marks, and hears about every entry through the callbacks.
+// Practice mode: the lesson's steps as empty grids the learner fills in ("Your weights row 1
+// column 2"), each entry marked by practice-check.js once it is committed against the core's
+// numbers, with per-step progress, a hint and the answer for the cell in focus, "Reveal this
+// step", the two checks for the learner to confirm, one polite live region that says each
+// verdict, and the exercises. The attempt lives in the calculator's state (state.practice), so
+// the link holds it; every change goes back through `apply`.
+//
+// The calculator's own parts (the grid, the steps' captions, tex, the number reader, and state.js's
+// presets, mask, grid shapes and empty attempt) are passed in, not imported: this module loads only when the learner practises, and
+// importing them would split the calculator's shared code into more files for every embed.
 import { h, sub } from './dom.js';
 import { formatInput } from './format.js';
-import { MatrixGrid } from './grid.js';
-import { parseNumber } from './parse.js';
-import { answerShape, learnerRowSums, PRACTICE_STEPS } from './practice-check.js';
-import { EXERCISES, exerciseOf } from './state.js';
-import { STEPS } from './steps.js';
-import { tex } from './tex.js';
+import { checkPractice, exerciseResults, learnerRowSums, PRACTICE_STEPS, STEP_VALUES } from './practice-check.js';
 
-const STEP = Object.fromEntries(STEPS.map((s) => [s.key, s]));
-// "Your scores", "Your row sum": the calculator's names with "Your ".
-const yourName = (step) => `Your ${STEP[step].name.toLowerCase()}`;
-const cellName = (step, i, j) => (step === 'rowSum' ? `Your row sum row ${i + 1}` : `${yourName(step)} row ${i + 1} column ${j + 1}`);
-const stepTitle = (step) => (step === 'rowSum' ? 'row sums' : STEP[step].name.toLowerCase());
+/**
+ * Practice mode's exercises: a preset (state.js's PRESETS), plain or causal. The random one is
+ * the seeded random preset at 3 tokens and d = 2 with its entries rounded to whole numbers from
+ * −2 to 2, so the arithmetic by hand stays hand-sized; the link holds its numbers and its seed.
+ */
+export const EXERCISES = {
+  'worked': { label: 'Worked example', preset: 'worked', causal: false },
+  'worked-causal': { label: 'Worked example, causal', preset: 'worked', causal: true },
+  'exercise': { label: 'Exercise 1: V = [[0,0],[2,0],[0,2]]', preset: 'exercise', causal: false },
+  'exercise-causal': { label: 'Exercise 1, causal', preset: 'exercise', causal: true },
+  'random-int': { label: 'Random, small integers (seeded)', preset: 'random', causal: false },
+};
+
+/** The exercise a state is, or 'custom' for inputs of the learner's or the author's own. */
+export function exerciseOf(state) {
+  const plainMask = !state.padding.some(Boolean) && !state.hidden.some((row) => row.some(Boolean));
+  const whole = (m) => m.every((row) => row.every(Number.isInteger));
+  if (state.preset === 'random' && whole(state.q) && whole(state.k) && whole(state.v)) return 'random-int';
+  if (!plainMask || !['worked', 'exercise'].includes(state.preset)) return 'custom';
+  return `${state.preset}${state.causal ? '-causal' : ''}`;
+}
+
+const sizesOf = (state) => ({ n: state.q.length, m: state.k.length, dv: state.v[0].length });
+
+// "Your scores", "Your row sum": the calculator's cell names with "Your ".
+const cellName = (step, i, j) => (step === 'rowSum' ? `Your row sum row ${i + 1}` : `Your ${step} row ${i + 1} column ${j + 1}`);
+const yourName = (step) => (step === 'rowSum' ? 'Your row sum' : `Your ${step}`);
+const stepTitle = (step) => (step === 'rowSum' ? 'row sums' : step);
 
 export class PracticeView {
   /**
    * @param {object} o
-   * @param {(step: string, i: number, j: number, value: number|null) => void} o.onAnswer  an entry changed
-   * @param {(step: string, rows: number[][]) => void} o.onPaste   a whole step was pasted
-   * @param {(step: string) => void} o.onReveal                    "Reveal this step"
-   * @param {(key: string) => void} o.onExercise                   an exercise was picked
-   * @param {() => void} o.onNewExample                            a new random example
+   * @param {import('../attention.js').Attention} o.attn   the loaded core
+   * @param {typeof import('./grid.js').MatrixGrid} o.MatrixGrid   the calculator's editable grid
+   * @param {object[]} o.steps        steps.js's STEPS: each step's rows, tex(mode) and note
+   * @param {typeof import('./tex.js').tex} o.tex
+   * @param {typeof import('./parse.js').parseNumber} o.parseNumber
+   * @param {object} o.presets        state.js's PRESETS, which the exercises start from
+   * @param {(state: object) => unknown} o.coreMask   state.js's coreMask
+   * @param {typeof import('./state.js').answerShape} o.answerShape
+   * @param {typeof import('./state.js').emptyPractice} o.emptyPractice
+   * @param {(state: object) => void} o.apply      the attempt changed: the calculator's new state
+   * @param {(state: object) => void} o.setState   a new exercise replaces the state
    */
-  constructor({ onAnswer, onPaste, onReveal, onExercise, onNewExample }) {
-    this.onAnswer = onAnswer;
+  constructor({ attn, MatrixGrid, steps, tex, parseNumber, presets, coreMask, answerShape, emptyPractice, apply, setState }) {
+    const STEP = Object.fromEntries(steps.map((s) => [s.key, s]));
+    this.stepRows = (step) => STEP[step].rows;
+    this.attn = attn;
+    this.parseNumber = parseNumber;
+    this.coreMask = coreMask;
+    this.answerShape = answerShape;
+    this.apply = apply;
+    this.truth = null; // { key, result, mistakes }: the core's, for the inputs last marked
+    // The state of exercise `key` with nothing entered yet (`seed` for the random one).
+    const exercise = (key, seed) => {
+      const next = presets[EXERCISES[key].preset].make(seed, { n: 3, dk: 2, dv: 2 });
+      if (key === 'random-int') for (const m of ['q', 'k', 'v']) next[m] = next[m].map((row) => row.map(Math.round));
+      next.causal = EXERCISES[key].causal;
+      next.practice = emptyPractice();
+      setState(next);
+    };
+    const onExercise = (key) => { if (key !== 'custom') exercise(key, this.state.seed ?? 1); };
+    const onNewExample = () => exercise('random-int', (this.state.seed ?? 0) + 1);
+    const onReveal = (step) => this.#reveal(step);
+    const onPaste = (step, rows) => this.#change(step, (mine) => {
+      rows.forEach((row, i) => row.forEach((x, j) => { mine[i][j] = step === 'masked' && this.result?.hidden[i][j] ? null : x; }));
+    });
     this.pending = new Set(); // "step,i,j" typed but not yet committed: not marked yet
     this.focus = {};          // step → [i, j], the cell the step's feedback is about
     this.asked = {};          // step → 'hint' | 'answer': what the learner asked for that cell
@@ -92,13 +142,14 @@ export class PracticeView {
   }
 
   /**
-   * Shows an attempt. `marks` is checkPractice's result for `answers` (null when the inputs
-   * cannot be computed); `sizes` = { n, m, dv }.
+   * Shows the attempt in `state`, marked against the core's numbers for the inputs of `shown`
+   * (the calculator's last valid state while an input has a problem; null when there is none).
    */
-  update({ state, marks, result, precision, readonly }) {
+  update({ state, shown, precision, readonly }) {
+    const truth = shown && this.#truthFor(shown);
     this.state = state;
-    this.marks = marks;
-    this.result = result;
+    this.result = truth?.result ?? null;
+    this.marks = truth && checkPractice({ state: shown, result: truth.result, mistakes: truth.mistakes, answers: state.practice.answers, precision });
     this.precision = precision;
     const exercise = exerciseOf(state);
     this.exerciseSelect.value = exercise;
@@ -106,8 +157,7 @@ export class PracticeView {
     this.exerciseSelect.disabled = readonly;
     this.seedNote.textContent = exercise === 'random-int' ? `seed ${state.seed ?? 0}` : '';
     this.newExample.hidden = exercise !== 'random-int' || readonly;
-    const sizes = { n: state.q.length, m: state.k.length, dv: state.v[0].length };
-    for (const step of PRACTICE_STEPS) this.#sync(step, answerShape(step, sizes), state.practice.answers[step]);
+    for (const step of PRACTICE_STEPS) this.#sync(step, this.answerShape(step, sizesOf(state)), state.practice.answers[step]);
     this.#render();
   }
 
@@ -119,7 +169,7 @@ export class PracticeView {
     const part = this.steps.get(step);
     if (part.built !== shape) {
       part.built = shape;
-      const rowLabels = Array.from({ length: rows }, (_, i) => `${STEP[step].rows}${sub(i + 1)}`);
+      const rowLabels = Array.from({ length: rows }, (_, i) => `${this.stepRows(step)}${sub(i + 1)}`);
       const colLabels = Array.from({ length: cols }, (_, j) => (step === 'rowSum' ? 'Σ' : step === 'output' ? `${j + 1}` : `k${sub(j + 1)}`));
       grid.reset();
       grid.update(Array.from({ length: rows }, () => Array(cols).fill(0)), { rowLabels, colLabels });
@@ -135,7 +185,7 @@ export class PracticeView {
       }
       if (grid.invalid.has(`${i},${j}`)) return;
       const want = answers?.[i]?.[j] ?? null;
-      const typed = parseNumber(input.value);
+      const typed = this.parseNumber(input.value);
       if (want === null) {
         if (typed.ok || input.value === '−∞') input.value = '';
       } else if (!typed.ok || typed.value !== want) {
@@ -221,7 +271,48 @@ export class PracticeView {
     }
   }
 
+  // The core's results for the exercise and its named mistakes, computed again only when the
+  // inputs change; null when the core refuses them.
+  #truthFor(state) {
+    const inputs = { q: state.q, k: state.k, v: state.v, mask: this.coreMask(state) };
+    const key = JSON.stringify(inputs);
+    if (this.truth?.key !== key) {
+      try {
+        this.truth = { key, ...exerciseResults(this.attn, inputs) };
+      } catch {
+        this.truth = { key, result: null, mistakes: {} };
+      }
+    }
+    return this.truth.result ? this.truth : null;
+  }
+
   // --- the learner's entries ----------------------------------------------------------------
+
+  // The attempt with `edit` applied to the step's rows, at the state's sizes.
+  // The rows hold the entries that still fit the state's sizes (a resize keeps what it can).
+  #change(step, edit) {
+    const next = structuredClone(this.state);
+    const { rows: n, cols } = this.answerShape(step, sizesOf(next));
+    const old = next.practice.answers[step];
+    const rows = Array.from({ length: n }, (_, i) => Array.from({ length: cols }, (_, j) => old?.[i]?.[j] ?? null));
+    edit(rows);
+    next.practice.answers[step] = rows;
+    this.apply(next);
+  }
+
+  // "Reveal this step": the core's numbers at the precision asked for, and the summary says so.
+  #reveal(step) {
+    if (!this.result) return;
+    const p = this.precision;
+    const values = STEP_VALUES[step](this.result);
+    this.#change(step, (rows) => values.forEach((row, i) => row.forEach((x, j) => { rows[i][j] = Number.isFinite(x) ? Number(x.toFixed(p)) : null; })));
+    if (!this.state.practice.revealed.includes(step)) {
+      const next = structuredClone(this.state);
+      next.practice.revealed.push(step);
+      this.apply(next);
+    }
+    this.live.textContent = `${yourName(step)}: revealed.`;
+  }
 
   #point(step, i, j) {
     const [pi, pj] = this.focus[step] ?? [];
@@ -233,7 +324,7 @@ export class PracticeView {
   #entered(step, i, j, value) {
     this.pending.add(`${step},${i},${j}`);
     this.focus[step] = [i, j];
-    this.onAnswer(step, i, j, value);
+    this.#change(step, (rows) => { rows[i][j] = value; });
   }
 
   // The text stopped being a number: the entry is empty until it is one again. An emptied cell
@@ -246,7 +337,7 @@ export class PracticeView {
     }
     this.pending.add(`${step},${i},${j}`);
     this.focus[step] = [i, j];
-    this.onAnswer(step, i, j, null);
+    this.#change(step, (rows) => { rows[i][j] = null; });
   }
 
   // Enter, Tab, leaving the grid or a pause: the step's entries are marked, and the verdict of

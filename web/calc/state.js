@@ -2,10 +2,21 @@
 // copied; every number derived from it comes from the core.
 import { EXERCISE_V, WORKED_EXAMPLE } from '../examples.js';
 import { parseMatrixText, parseNumber, quote } from './parse.js';
-import { answerShape, PRACTICE_STEPS } from './practice-check.js';
 
 export const MAX_TOKENS = 8;
+
 export const MAX_DIM = 8;
+
+/** The steps a learner fills in, in the lesson's order: the keys of practice-check.js's STEP_VALUES. */
+export const PRACTICE_STEPS = ['scores', 'scaled', 'masked', 'exp', 'rowSum', 'weights', 'output'];
+
+/** The size of the learner's matrix for `step`: n×m, n×1 for the row sums, n×d_v for the output. */
+export function answerShape(step, { n, m, dv }) {
+  return { rows: n, cols: step === 'rowSum' ? 1 : step === 'output' ? dv : m };
+}
+
+/** A practice attempt with nothing entered yet. */
+export const emptyPractice = () => ({ answers: {}, revealed: [] });
 
 export const PITFALLS = {
   'none': { label: 'Correct attention', wrong: false },
@@ -37,9 +48,6 @@ function base(q, k, v, preset) {
   };
 }
 
-/** A practice attempt with nothing entered yet. */
-export const emptyPractice = () => ({ answers: {}, revealed: [] });
-
 // Small, fast, seedable: the same seed gives the same matrices on every machine.
 function mulberry32(seed) {
   let a = seed >>> 0;
@@ -69,54 +77,7 @@ export const PRESETS = {
       return { ...base(matrix(n, dk), matrix(n, dk), matrix(n, dv), 'random'), seed };
     },
   },
-  // Practice only (no button in explore): integers from −2 to 2, so the arithmetic by hand stays
-  // hand-sized. Always 3 tokens and d_k = d_v = 2, as in the lesson's example.
-  'random-int': {
-    label: 'Random, small integers (seeded)',
-    practiceOnly: true,
-    make: (seed = 1) => {
-      const rand = mulberry32(seed);
-      const matrix = () => Array.from({ length: 3 }, () => Array.from({ length: 2 }, () => Math.floor(rand() * 5) - 2));
-      return { ...base(matrix(), matrix(), matrix(), 'random-int'), seed };
-    },
-  },
 };
-
-/** Practice mode's exercises: a preset, plain or causal. */
-export const EXERCISES = {
-  'worked': { label: 'Worked example', preset: 'worked', causal: false },
-  'worked-causal': { label: 'Worked example, causal', preset: 'worked', causal: true },
-  'exercise': { label: 'Exercise 1: V = [[0,0],[2,0],[0,2]]', preset: 'exercise', causal: false },
-  'exercise-causal': { label: 'Exercise 1, causal', preset: 'exercise', causal: true },
-  'random-int': { label: 'Random, small integers (seeded)', preset: 'random-int', causal: false },
-};
-
-/** The exercise a state is, or 'custom' for inputs of the learner's or the author's own. */
-export function exerciseOf(state) {
-  const plainMask = !state.padding.some(Boolean) && !state.hidden.some((row) => row.some(Boolean));
-  if (state.preset === 'random-int') return 'random-int';
-  if (!plainMask || !['worked', 'exercise'].includes(state.preset)) return 'custom';
-  return `${state.preset}${state.causal ? '-causal' : ''}`;
-}
-
-/**
- * The learner's entries for `step` at the state's sizes: a fresh n×cols grid holding the entries
- * that still fit (a resize keeps what it can), null where there is none.
- */
-export function practiceAnswers(state, step) {
-  const { rows, cols } = answerShape(step, { n: state.q.length, m: state.k.length, dv: state.v[0].length });
-  const old = state.practice?.answers[step];
-  return Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => old?.[i]?.[j] ?? null));
-}
-
-/** The state of exercise `key` with nothing entered yet (`seed` for the random one). */
-export function makeExercise(key, seed = 1) {
-  const { preset, causal } = EXERCISES[key];
-  const state = PRESETS[preset].make(seed);
-  state.causal = causal;
-  state.practice = emptyPractice();
-  return state;
-}
 
 export const defaultState = () => PRESETS.worked.make();
 
