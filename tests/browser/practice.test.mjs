@@ -257,8 +257,8 @@ describe('issue 12: practice mode', () => {
     });
   }
 
-  it('issue 12 #9: at 360 px wide practice mode has no horizontal overflow', async () => {
-    const { page, calc } = await open({ hash: `#${WORKED}&practice=1&your-exp=1,1,0.243;,,;,,`, width: 360, height: 740 });
+  it('issue 12 #9: at 360 px wide practice mode has no horizontal overflow, and each step\'s grid shows whole', async () => {
+    const { page, calc } = await open({ hash: `#${WORKED}&practice=1&your-scores=1,1,-1;0,1,0;-1,0,1&your-exp=1,1,0.243;,,;,,`, width: 360, height: 740 });
     await cell(calc, 'exp', 0, 0).waitFor();
     await cell(calc, 'exp', 0, 2).focus();
     await calc.getByRole('button', { name: /^Hint for your exp row 1 column 3/ }).click();
@@ -269,5 +269,9 @@ describe('issue 12: practice mode', () => {
       .filter((el) => el.getBoundingClientRect().right > innerWidth + 0.5 && el.getClientRects().length)
       .map((el) => `${el.tagName}.${el.className}`));
     assert.deepEqual(overflowing, []);
+    // Every step's 3×3 grid shows whole, not cut into a scroll box (a floated progress line did that).
+    const clipped = await calc.locator('.practice .input-matrix').evaluateAll((figures) => figures
+      .filter((f) => f.scrollWidth > f.clientWidth + 1).map((f) => f.querySelector('table').getAttribute('aria-label')));
+    assert.deepEqual(clipped, []);
   });
 });

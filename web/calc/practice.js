@@ -242,7 +242,7 @@ export class PracticeView {
     part.verdict.textContent = !cell ? ''
       : unread ? `${name}: not a number yet.`
         : this.pending.has(`${step},${i},${j}`) ? `${name}: checked when you press Enter or Tab, or pause.`
-          : `${name}: ${cell.message || (cell.status === 'empty' ? 'empty.' : '')}`;
+          : cell.message ? `${name}: ${cell.message}` : '';
     const asked = this.asked[step];
     part.detail.textContent = !cell || !asked ? ''
       : asked === 'hint' ? `Hint: ${cell.hint}` : `Hint: ${cell.hint}. Answer: ${cell.answer}`;
