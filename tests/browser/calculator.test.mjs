@@ -139,7 +139,7 @@ describe('the calculator page', () => {
     await open();
     const weights = await matrixShown('Weights', 3, 3);
     await cell('Q row 1 column 1').fill('abc');
-    assert.equal(await cell('Q row 1 column 1').getAttribute('aria-invalid'), '');
+    assert.equal(await cell('Q row 1 column 1').getAttribute('aria-invalid'), 'true');
     assert.match(await page.locator('.cell-message').first().textContent(), /Q row 1 column 1: “abc” is not a number/);
     assert.match(await page.getByRole('status').filter({ hasText: 'last valid result' }).textContent(), /Showing the last valid result/);
     assert.deepEqual(await matrixShown('Weights', 3, 3), weights);

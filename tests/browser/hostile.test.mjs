@@ -156,7 +156,7 @@ describe('hostile input through the UI (issue 10)', () => {
     const live = await weightsIn(calcOf());
     assert.notDeepEqual(live, WORKED_WEIGHTS, '1e4 is shown live while typing');
     await page.keyboard.type('0');
-    assert.equal(await q11.getAttribute('aria-invalid'), '');
+    assert.equal(await q11.getAttribute('aria-invalid'), 'true');
     assert.match(await page.getByRole('status').filter({ hasText: 'last valid' }).textContent(), /“1e40” is too large.*Showing the last valid result/);
     assert.deepEqual(await weightsIn(calcOf()), WORKED_WEIGHTS, 'the committed Q₁₁ = 1, not the passing 1e4');
     await page.keyboard.press('Enter');
@@ -183,7 +183,7 @@ describe('hostile input through the UI (issue 10)', () => {
     await page.clock.runFor(299);
     assert.equal(await q11.getAttribute('aria-invalid'), null);
     await page.clock.runFor(1);
-    assert.equal(await q11.getAttribute('aria-invalid'), '');
+    assert.equal(await q11.getAttribute('aria-invalid'), 'true');
     assert.match(await gridMessage('Q').textContent(), /Q row 1 column 1: “1e” is not a number/);
     assert.deepEqual(await weightsIn(calcOf()), committed);
     fed += 3;
@@ -315,7 +315,7 @@ describe('hostile input through the UI (issue 10)', () => {
         const id = input.getAttribute('aria-describedby');
         return { invalid: input.getAttribute('aria-invalid'), message: id ? root.getElementById(id)?.textContent : null };
       });
-      if (state.invalid !== '' || !state.message?.startsWith('Q row 2 column 2: ')) faults.push(`${label}: cell not marked, or no message (${JSON.stringify(state)})`);
+      if (state.invalid !== 'true' || !state.message?.startsWith('Q row 2 column 2: ')) faults.push(`${label}: cell not marked, or no message (${JSON.stringify(state)})`);
       if (JSON.stringify(await weightsIn(calc)) !== JSON.stringify(WORKED_WEIGHTS)) faults.push(`${label}: the committed result changed`);
       if (!(await calc.locator('.calc-status').textContent()).includes('Showing the last valid result')) faults.push(`${label}: the status does not say the last valid result shows`);
       faults.push(...clean(await visibleText(), label));
@@ -354,7 +354,7 @@ describe('hostile input through the UI (issue 10)', () => {
     }, CELL_TEXTS);
     for (const r of inPage) {
       const name = r.label.split(' ←')[0];
-      if (r.invalid !== '' || !r.message?.startsWith(`${name}: `)) faults.push(`${r.label}: cell not marked, or no message (${r.message})`);
+      if (r.invalid !== 'true' || !r.message?.startsWith(`${name}: `)) faults.push(`${r.label}: cell not marked, or no message (${r.message})`);
       if (!r.kept) faults.push(`${r.label}: the committed result changed`);
       if (!r.status.includes(r.message ?? '—')) faults.push(`${r.label}: the status does not show the message`);
       faults.push(...clean(r.text, r.label));

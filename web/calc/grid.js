@@ -199,7 +199,9 @@ export class MatrixGrid {
     this.message.textContent = this.error || this.notice;
     this.inputs.flat().forEach((input) => {
       const bad = Boolean(this.invalid.get(`${input.dataset.i},${input.dataset.j}`));
-      input.toggleAttribute('aria-invalid', bad);
+      // "true", not an empty value: ARIA reads aria-invalid="" as false.
+      if (bad) input.setAttribute('aria-invalid', 'true');
+      else input.removeAttribute('aria-invalid');
       if (bad) input.setAttribute('aria-describedby', this.messageId);
       else input.removeAttribute('aria-describedby');
     });
