@@ -22,6 +22,15 @@ export interface CalculatorState {
   seed: number | null;
   /** The two coordinates of V the hull plot shows when d_v ≠ 2. */
   axes: [number, number];
+  /** In practice mode, the learner's attempt: entries per step (null where empty), steps revealed. */
+  practice: PracticeAttempt | null;
+}
+
+export type PracticeStep = 'scores' | 'scaled' | 'masked' | 'exp' | 'rowSum' | 'weights' | 'output';
+
+export interface PracticeAttempt {
+  answers: Partial<Record<PracticeStep, (number | null)[][]>>;
+  revealed: PracticeStep[];
 }
 
 export interface AttentionChangeDetail {
