@@ -2,19 +2,12 @@
 // from a seed: shared by tests/js/learned.test.mjs and the training benchmark (train-bench.mjs).
 // Only bookkeeping here: every weight and loss comes from the core's model.run().
 
+import { mulberry32 } from '../web/calc/random.js';
+
 const SYMBOLS = 'abcdefghijklmnopqrstuvwxyz ';
 
-/** mulberry32: a small seeded generator, the same numbers on every run. */
-export function generator(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator the calculator's random preset uses: the same strings on every run. */
+export const generator = mulberry32;
 
 /**
  * A random prefix, a string s of 5 to (context − 1)/2 letters, s again, filler, context − 1

@@ -19,6 +19,7 @@ import './calc/heatmap.js';
 import './calc/masks.js';
 import './calc/parse.js';
 import './calc/plot.js';
+import './calc/random.js';
 import './calc/stepper.js';
 import './calc/steps.js';
 import './calc/tex.js';

@@ -2,6 +2,7 @@
 // copied; every number derived from it comes from the core.
 import { EXERCISE_V, WORKED_EXAMPLE } from '../examples.js';
 import { parseMatrixText, parseNumber, quote } from './parse.js';
+import { mulberry32 } from './random.js';
 
 export const MAX_TOKENS = 8;
 
@@ -45,18 +46,6 @@ function base(q, k, v, preset) {
     seed: null,
     axes: [0, 1],
     practice: null, // practice mode: { answers: { step: (number|null)[][] }, revealed: step[] }
-  };
-}
-
-// Small, fast, seedable: the same seed gives the same matrices on every machine.
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
