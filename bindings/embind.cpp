@@ -31,7 +31,7 @@
 #include "random.hpp"
 #include "scaling.hpp"
 #include "statistics.hpp"
-#include "streaming.hpp"
+#include "kernels/streaming_attention.hpp"
 #include "timing.hpp"
 
 #include "convert.hpp"

@@ -17,7 +17,7 @@ inline constexpr std::size_t kMaxHeads = 256;
 // 80 MiB at the limit.
 inline constexpr std::size_t kMaxScoreEntries = std::size_t{1} << 22;
 
-// Numbers in Q, K, V and the output together for the streaming path (streaming.hpp): 256 MiB.
+// Numbers in Q, K, V and the output together for the streaming path (kernels/streaming_attention.hpp): 256 MiB.
 // n = m = 16,384 with d = d_v = 64 takes 4,194,304 of them.
 inline constexpr std::size_t kMaxStreamingFloats = std::size_t{1} << 26;
 

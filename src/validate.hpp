@@ -32,7 +32,7 @@ void validate_range(const char* name, std::size_t value, std::size_t lo, std::si
 void validate_heads(std::uint64_t d_model, std::uint64_t heads);
 
 // The float32 range rule for scores and outputs, the same in the explaining path (attention.hpp)
-// and the streaming path (streaming.hpp), so the two accept the same inputs and fail with the
+// and the streaming path (kernels/streaming_attention.hpp), so the two accept the same inputs and fail with the
 // same error. Their float32 kernels add in different orders: near float32's edge one may round
 // to ±inf where the other does not, and a partial sum may overflow where the whole does not
 // (keys [3e38, −3e38] against q = [2, 2]: 6e38 − 6e38 = 0). So every score (entry of QKᵀ,

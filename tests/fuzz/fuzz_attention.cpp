@@ -11,7 +11,7 @@
 #include "fuzz/agreement.hpp"
 #include "fuzz/attention_case.hpp"
 #include "fuzz/fuzz_input.hpp"
-#include "streaming.hpp"
+#include "kernels/streaming_attention.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz::Input in(data, size);

@@ -15,7 +15,7 @@
 #include "fuzz/attention_case.hpp"
 #include "fuzz/fuzz_input.hpp"
 #include "limits.hpp"
-#include "streaming.hpp"
+#include "kernels/streaming_attention.hpp"
 
 namespace {
 

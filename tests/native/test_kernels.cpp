@@ -12,6 +12,7 @@
 #include "kernels/finite.hpp"
 #include "kernels/matmul.hpp"
 #include "kernels/softmax.hpp"
+#include "kernels/transpose.hpp"
 #include "reference/matmul_ref.hpp"
 #include "reference/softmax_ref.hpp"
 #include "support/compare.hpp"

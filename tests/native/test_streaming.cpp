@@ -11,7 +11,7 @@
 
 #include "attention.hpp"
 #include "error.hpp"
-#include "streaming.hpp"
+#include "kernels/streaming_attention.hpp"
 #include "support/compare.hpp"
 #include "support/oracle.hpp"
 #include "support/seed.hpp"

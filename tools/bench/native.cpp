@@ -10,7 +10,7 @@
 
 #include "kernels/peak.hpp"
 #include "kernels/simd.hpp"
-#include "streaming.hpp"
+#include "kernels/streaming_attention.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "streaming.hpp"
+#include "streaming_attention.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +9,7 @@
 
 #include "error.hpp"
 #include "kernels/matmul.hpp"
+#include "kernels/transpose.hpp"
 #include "kernels/softmax.hpp"
 #include "limits.hpp"
 #include "validate.hpp"
