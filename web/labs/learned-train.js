@@ -1,0 +1,361 @@
+// "Train in this browser", the training half of the learned-heads panel (web/labs/learned.js):
+// a fresh model trained from a seed in a module worker (learned-worker.js) through the same wasm
+// core, with its loss curve on both copies of the repeated string, its heads handed to the panel
+// every few hundred steps (onRun), stop, resume and reset, and a second model trained without the
+// √d_k scale beside the first on request. The page's thread only draws: it never trains.
+import { asset } from '../assets.js';
+import { h } from '../calc/dom.js';
+import { lossChart, swatch } from './learned-train-chart.js';
+import { GOALS } from './learned-train-goals.js';
+
+const VOCABULARY = 28;              // the model's output classes: a–z, space and BOS
+const CHANCE = Math.log(VOCABULARY); // the loss of a uniform guess, where training starts
+const MAX_SEED = 4294967295;
+const MODELS = {
+  sqrt: { key: 'sqrt', scale: 'sqrt', name: 'with √d_k', dashed: false },
+  none: { key: 'none', scale: 'none', name: 'no √d_k scaling', dashed: true },
+};
+const LESSON_CLAIM = 'The lesson says: forgetting the scale with large d_k makes training sluggish, because the softmax saturates.';
+
+const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–');
+const percent = (x) => `${Math.round(x * 100)} %`;
+const seconds = (s) => `${s.toFixed(1)} s`;
+
+export class TrainingPanel {
+  /**
+   * @param {{ attn: import('../attention.js').Attention, text: () => string,
+   *   onRun: (run: import('../attention.js').LearnedRun, label: string) => void, onShipped: () => void }} o
+   */
+  constructor({ attn, text, onRun = () => {}, onShipped = () => {} }) {
+    this.attn = attn;
+    this.text = text;
+    this.onRun = onRun;
+    this.onShipped = onShipped;
+    this.worker = null;
+    this.state = 'idle'; // idle | starting | training | paused | done
+    this.models = new Map();
+    this.shownKey = 'sqrt';
+    this.seed = 1;
+
+    const id = `learned-train-${++TrainingPanel.count}`;
+    this.seedInput = h('input', {
+      type: 'number', min: 0, max: MAX_SEED, step: 1, value: '1', id: `${id}-seed`, class: 'train-seed',
+      'aria-describedby': `${id}-seed-error`, inputMode: 'numeric',
+    });
+    this.seedError = h('span', { id: `${id}-seed-error`, class: 'train-seed-error' });
+    this.trainButton = h('button', { type: 'button', class: 'train-start', text: 'Train in this browser', on: { click: () => this.#start(['sqrt']) } });
+    this.compareButton = h('button', { type: 'button', class: 'train-compare', text: 'Compare: no √d_k scaling', on: { click: () => this.#compare() } });
+    this.stopButton = h('button', { type: 'button', class: 'train-stop', text: 'Stop', on: { click: () => this.#pause() } });
+    this.resumeButton = h('button', { type: 'button', class: 'train-resume', text: 'Resume', on: { click: () => this.#resume() } });
+    this.resetButton = h('button', { type: 'button', class: 'train-reset', text: 'Reset', on: { click: () => this.reset() } });
+    this.shownChoice = h('fieldset', { class: 'train-shown', hidden: true },
+      h('legend', { text: 'Heads shown above' }),
+      ...Object.values(MODELS).map((m) => h('label', {},
+        h('input', { type: 'radio', name: `${id}-shown`, value: m.key, checked: m.key === 'sqrt', on: { change: () => this.#show(m.key) } }),
+        ` the model ${m.name}`)));
+    this.progressLine = h('p', { class: 'train-progress' });
+    this.chartBox = h('div', { class: 'train-chart-box' });
+    this.legend = h('ul', { class: 'train-legend', 'aria-label': 'Lines of the chart' });
+    this.summary = h('p', { class: 'train-summary', id: `${id}-summary` });
+    this.compareResult = h('p', { class: 'train-compare-result', hidden: true });
+    this.status = h('p', { class: 'train-status', role: 'status' });
+    this.error = h('p', { class: 'train-error', role: 'alert' });
+    this.table = h('tbody');
+    this.tableHead = h('tr');
+    this.figure = h('figure', { class: 'chart-figure train-figure', hidden: true },
+      h('figcaption', { text: 'Loss on the first and the second copy of the repeated string, per training step (the mean of every 50 steps\' batches)' }),
+      this.chartBox, this.legend, this.summary,
+      h('details', { class: 'train-values' },
+        h('summary', { text: 'The loss every 250 steps, as a table' }),
+        h('div', { class: 'train-table-box', tabIndex: 0, role: 'region', 'aria-label': 'Loss every 250 steps' },
+          h('table', {}, h('thead', {}, this.tableHead), this.table))));
+
+    this.element = h('section', { class: 'learned-train', 'aria-labelledby': `${id}-title`, part: 'learned-train' },
+      h('link', { rel: 'stylesheet', href: asset('labs/learned-train.css') }),
+      h('h3', { id: `${id}-title`, text: 'Train in this browser' }),
+      h('p', {},
+        'Train a fresh model of the same size from random weights, here, in a background thread (a Web Worker) running the same WebAssembly core. ',
+        'Watch the loss on the second copy of the repeated string: it stays with the first copy\'s until an induction head forms, then drops suddenly. That drop is the phase change.'),
+      h('p', { class: 'hint' },
+        `Training stops by itself once the goals hold on 64 generated strings: a layer-1 previous-token score ≥ ${GOALS.previousToken}, `
+        + `a layer-2 induction score ≥ ${GOALS.induction}, an attention-sink score ≥ ${GOALS.firstToken}, and the second copy's loss at most `
+        + `${percent(GOALS.ratio)} of the first's. It gives up after 6,000 steps.`),
+      h('div', { class: 'train-controls' },
+        h('span', { class: 'train-seed-box' }, h('label', { for: `${id}-seed`, text: 'Seed' }), this.seedInput, this.seedError),
+        this.trainButton, this.compareButton, this.stopButton, this.resumeButton, this.resetButton),
+      this.shownChoice, this.progressLine, this.status, this.error, this.figure, this.compareResult);
+    this.#render();
+  }
+
+  /** The learner's text changed (a valid one): the trained models' heads are shown on it. */
+  textChanged(text) {
+    this.worker?.postMessage({ type: 'text', text });
+  }
+
+  /** Stops training for good, and goes back to the shipped checkpoint's heads. */
+  reset() {
+    const hadFocus = this.element.contains(document.activeElement) || this.element.getRootNode().activeElement === this.resetButton;
+    this.#stopWorker();
+    this.state = 'idle';
+    this.models.clear();
+    this.shownKey = 'sqrt';
+    this.status.textContent = '';
+    this.error.textContent = '';
+    this.#render();
+    if (hadFocus) this.trainButton.focus();
+    this.onShipped();
+  }
+
+  /** Ends the worker; the panel is going away. */
+  dispose() {
+    this.#stopWorker();
+  }
+
+  #stopWorker() {
+    this.worker?.terminate();
+    this.worker = null;
+  }
+
+  #readSeed() {
+    const raw = this.seedInput.value.trim();
+    const seed = Number(raw);
+    const ok = raw !== '' && Number.isInteger(seed) && seed >= 0 && seed <= MAX_SEED;
+    this.seedInput.setAttribute('aria-invalid', String(!ok));
+    this.seedError.textContent = ok ? '' : `The seed must be a whole number from 0 to ${MAX_SEED.toLocaleString('en-US')}.`;
+    return ok ? seed : null;
+  }
+
+  #start(keys) {
+    const seed = this.#readSeed();
+    if (seed === null) {
+      this.seedInput.focus();
+      return;
+    }
+    this.seed = seed;
+    this.error.textContent = '';
+    for (const key of keys) this.models.set(key, this.#newModel(key));
+    try {
+      this.worker = new Worker(asset('labs/learned-worker.js'), { type: 'module' });
+    } catch (error) {
+      this.#fail(`The training worker could not start: ${error.message}`);
+      return;
+    }
+    this.worker.onmessage = ({ data }) => this.#receive(data);
+    this.worker.onerror = (event) => {
+      event.preventDefault();
+      this.#fail(`The training worker stopped: ${event.message || 'its script could not be loaded'}.`);
+    };
+    this.worker.postMessage({
+      type: 'start', baseUrl: asset('wasm/'), simd: this.attn?.simd, seed,
+      models: keys.map((key) => ({ key, scale: MODELS[key].scale })), text: this.#text(),
+    });
+    this.state = 'starting';
+    this.startedAt = performance.now();
+    this.status.textContent = `Training from seed ${seed}${keys.includes('none') ? ', with and without the √d_k scale' : ''}.`;
+    this.#render(this.stopButton);
+  }
+
+  #compare() {
+    if (this.state === 'idle') {
+      this.#start(['sqrt', 'none']);
+      return;
+    }
+    if (this.models.has('none') || !this.worker) return;
+    this.models.set('none', this.#newModel('none'));
+    this.worker.postMessage({ type: 'add', model: { key: 'none', scale: 'none' } });
+    if (this.state === 'done') this.state = 'training';
+    this.status.textContent = `Training a second model from seed ${this.seed} without the √d_k scale, beside the first.`;
+    this.#render(this.state === 'paused' ? this.resumeButton : this.stopButton);
+  }
+
+  #pause() {
+    this.worker?.postMessage({ type: 'pause' });
+    this.state = 'paused';
+    this.status.textContent = 'Stopped. Resume goes on from here.';
+    this.#render(this.resumeButton);
+  }
+
+  #resume() {
+    this.worker?.postMessage({ type: 'resume' });
+    this.state = 'training';
+    this.status.textContent = 'Training again.';
+    this.#render(this.stopButton);
+  }
+
+  #show(key) {
+    this.shownKey = key;
+    const last = this.models.get(key)?.lastRun;
+    if (last) this.onRun(last.run, this.#label(key, last.step));
+  }
+
+  #newModel(key) {
+    return { ...MODELS[key], points: [], rows: [], step: 0, stepsPerSecond: null, seconds: 0, goals: null, done: null, phase: null, lastRun: null, error: null };
+  }
+
+  #text() {
+    try {
+      return this.text() ?? '';
+    } catch {
+      return '';
+    }
+  }
+
+  #label(key, step) {
+    return `trained in this browser, seed ${this.seed}, step ${step}${key === 'none' ? ', no √d_k scaling' : ''}`;
+  }
+
+  #receive(message) {
+    const m = message.key ? this.models.get(message.key) : null;
+    switch (message.type) {
+      case 'ready':
+        if (this.state === 'starting') this.state = 'training';
+        break;
+      case 'progress':
+        if (!m) return;
+        m.step = message.step;
+        m.stepsPerSecond = message.stepsPerSecond;
+        m.seconds = message.seconds;
+        m.points.push({ step: message.step, first: message.lossFirstCopy, second: message.lossSecondCopy });
+        // The phase change: the first point where the second copy costs less than half the first.
+        if (m.phase === null && message.lossSecondCopy < 0.5 * message.lossFirstCopy) {
+          m.phase = message.step;
+          this.status.textContent = `Phase change (${m.name}): at step ${m.phase} the second copy's loss fell below half the first copy's.`;
+        }
+        break;
+      case 'check':
+        if (!m) return;
+        m.goals = message.goals;
+        m.config = message.config;
+        if (message.step > 0) {
+          const last = m.points.at(-1);
+          if (last) m.rows.push({ step: message.step, first: last.first, second: last.second });
+        }
+        break;
+      case 'run':
+        if (!m) return;
+        m.lastRun = { run: message.run, step: message.step };
+        if (message.key === this.shownKey) this.onRun(message.run, this.#label(message.key, message.step));
+        return; // nothing of the panel's own changes
+      case 'done':
+        if (!m) return;
+        m.done = { step: message.step, seconds: message.seconds, met: message.met };
+        m.goals = message.goals ?? m.goals;
+        this.status.textContent = message.met
+          ? `Goals met (${m.name}) after ${message.step} steps, ${seconds(message.seconds)} of training. Training stopped by itself.`
+          : `The goals did not hold (${m.name}) within ${message.step} steps; training stopped.`;
+        if ([...this.models.values()].every((x) => x.done || x.error)) {
+          const focused = this.element.getRootNode().activeElement;
+          this.state = 'done';
+          this.#render(focused === this.stopButton || focused === this.resumeButton ? this.resetButton : null);
+          return;
+        }
+        break;
+      case 'paused':
+        return;
+      case 'error':
+        if (m) {
+          m.error = message.message;
+          this.error.textContent = `Training ${m.name} failed: ${message.message}`;
+          if ([...this.models.values()].every((x) => x.done || x.error)) this.state = 'done';
+        } else {
+          this.#fail(`Training could not run: ${message.message}`);
+          return;
+        }
+        break;
+      default:
+        return;
+    }
+    this.#render();
+  }
+
+  #fail(text) {
+    this.#stopWorker();
+    this.error.textContent = text;
+    this.state = 'done';
+    this.#render(this.resetButton);
+  }
+
+  // Shows the buttons of the current state; `focus`: where focus goes when a focused button hides.
+  #render(focus = null) {
+    const s = this.state;
+    const focused = this.element.getRootNode().activeElement;
+    this.trainButton.hidden = s !== 'idle';
+    this.compareButton.hidden = this.models.has('none') || !['idle', 'training', 'paused', 'starting'].includes(s);
+    this.stopButton.hidden = !['starting', 'training'].includes(s);
+    this.resumeButton.hidden = s !== 'paused';
+    this.resetButton.hidden = s === 'idle';
+    this.seedInput.disabled = s !== 'idle';
+    this.shownChoice.hidden = !this.models.has('none');
+    if (focus && focused && focused.hidden) focus.focus();
+    this.#draw();
+  }
+
+  #draw() {
+    const models = [...this.models.values()];
+    this.figure.hidden = models.length === 0;
+    this.progressLine.textContent = models.map((m) => {
+      const rate = m.stepsPerSecond ? `, ${Math.round(m.stepsPerSecond)} steps/s` : '';
+      const where = m.done ? (m.done.met ? `goals met at step ${m.done.step}` : `stopped at step ${m.done.step}`) : `step ${m.step}`;
+      return `${models.length > 1 ? `${m.name}: ` : ''}${where}${m.done ? '' : rate}, ${seconds(m.done?.seconds ?? m.seconds)}`;
+    }).join('; ');
+    if (models.length === 0) {
+      this.compareResult.hidden = true;
+      return;
+    }
+    const series = models.flatMap((m) => [
+      { name: `${m.name}: first copy`, className: 'loss-first', dashed: m.dashed, points: m.points.map((p) => ({ step: p.step, value: p.first })) },
+      { name: `${m.name}: second copy`, className: 'loss-second', dashed: m.dashed, points: m.points.map((p) => ({ step: p.step, value: p.second })) },
+    ]);
+    const steps = Math.max(...models.map((m) => m.step));
+    const markers = models.filter((m) => m.phase !== null).map((m) => ({ step: m.phase, text: models.length > 1 ? `${m.dashed ? 'no scale' : '√d_k'}: drop` : 'phase change' }));
+    this.chartBox.replaceChildren(lossChart({
+      series, steps, chance: CHANCE, markers,
+      label: `Training loss against steps, ${series.map((s) => s.name).join(', ')}`,
+    }));
+    this.chartBox.firstChild.setAttribute('aria-describedby', this.summary.id);
+    this.legend.replaceChildren(...series.map((s) => h('li', {}, swatch(s), ` ${s.name}${s.dashed ? ' (dashed)' : ''}`)));
+    this.summary.textContent = models.map((m) => this.#describe(m)).join(' ');
+    this.tableHead.replaceChildren(h('th', { scope: 'col', text: 'step' }),
+      ...models.flatMap((m) => [h('th', { scope: 'col', text: `${m.name}: first copy` }), h('th', { scope: 'col', text: `${m.name}: second copy` })]));
+    const steps250 = [...new Set(models.flatMap((m) => m.rows.map((r) => r.step)))].sort((a, b) => a - b);
+    this.table.replaceChildren(...steps250.map((step) => h('tr', {}, h('th', { scope: 'row', text: String(step) }),
+      ...models.flatMap((m) => {
+        const r = m.rows.find((x) => x.step === step);
+        return [h('td', { text: r ? f2(r.first) : '' }), h('td', { text: r ? f2(r.second) : '' })];
+      }))));
+    this.#drawComparison();
+  }
+
+  // The text alternative of one model's curves: the latest values, the drop, the goals.
+  #describe(m) {
+    const last = m.points.at(-1);
+    const who = this.models.size > 1 ? `The model ${m.name}: ` : '';
+    if (!last) return `${who}no steps yet (both copies start near ${f2(CHANCE)} nats, a uniform guess).`;
+    const drop = m.phase === null
+      ? 'the second copy\'s loss has not yet fallen below half the first copy\'s.'
+      : `the second copy's loss fell below half the first copy's at step ${m.phase}.`;
+    const g = m.goals;
+    const goals = g ? ` Goals measured at the last check: previous-token ${f2(g.previousToken)}, induction ${f2(g.induction)}, attention sink ${f2(g.firstToken)}, second copy's loss ${percent(g.ratio)} of the first's.` : '';
+    return `${who}at step ${last.step}, first copy ${f2(last.first)} nats, second copy ${f2(last.second)} nats; ${drop}${goals}`;
+  }
+
+  // With both models: what was measured, whatever it shows, beside the lesson's claim.
+  #drawComparison() {
+    const a = this.models.get('sqrt'), b = this.models.get('none');
+    this.compareResult.hidden = !(a && b);
+    if (!(a && b)) return;
+    const dk = a.config ? a.config.dModel / a.config.heads : 16;
+    const said = (m) => (m.done?.met ? `met the goals after ${m.done.step} steps (${seconds(m.done.seconds)})`
+      : m.done ? `did not meet them within ${m.done.step} steps`
+        : m.error ? 'failed' : `has not met them yet (step ${m.step})`);
+    let verdict = '';
+    if (a.done?.met && b.done?.met) {
+      verdict = a.done.step === b.done.step ? ' Both took the same number of steps here.'
+        : a.done.step < b.done.step ? ' Here the scaled model learned faster, as the lesson says.'
+          : ` Here the unscaled model met them first. At this size d_k = ${dk}, so unscaled scores are only √${dk} ≈ ${Math.sqrt(dk).toFixed(1)} times larger than scaled ones; the lesson's warning is about large d_k.`;
+    }
+    this.compareResult.textContent = `Measured from seed ${this.seed}: the model with √d_k ${said(a)}; the model with no scaling ${said(b)}.${verdict} ${LESSON_CLAIM}`;
+  }
+}
+
+TrainingPanel.count = 0;
