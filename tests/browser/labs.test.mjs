@@ -172,6 +172,71 @@ describe('the lesson labs', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('issue 15 #7: the seed boxes of the labs read any entry as a seed from 0 to 2^53 − 1 and show the seed used', async () => {
+    await open('<attention-calc panels="heads"></attention-calc><attention-calc panels="scaling"></attention-calc>');
+    const heads = page.getByRole('group', { name: 'Multi-head attention' });
+    const scaling = page.getByRole('group', { name: 'The √d_k experiment' });
+    const commit = async (box, text) => {
+      await box.fill(text);
+      await box.dispatchEvent('change');
+    };
+    const weightSeed = heads.getByLabel('Weight seed'), samplingSeed = scaling.getByLabel('Sampling seed');
+    for (const [typed, seed] of [['7', 7], ['2.9', 2], ['-5', 0], ['', 0], ['1e20', Number.MAX_SAFE_INTEGER], ['12', 12]]) {
+      await commit(weightSeed, typed);
+      assert.equal(await weightSeed.inputValue(), String(seed), `heads: “${typed}”`);
+      assert.match(await heads.locator('.hint').first().textContent(), new RegExp(`generator with seed ${seed}\\.$`), `heads: “${typed}”`);
+      assert.equal(await heads.locator('.calc-status').textContent(), '', `heads: “${typed}” is a seed, not a problem`);
+      await commit(samplingSeed, typed);
+      assert.equal(await samplingSeed.inputValue(), String(seed), `scaling: “${typed}”`);
+      assert.match(await scaling.locator('[data-stat="pairs"] .stat-expected').textContent(), new RegExp(`^seed ${seed},`), `scaling: “${typed}”`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('issue 15 #7: every lab says "Showing the last valid …" in one wording, with one full stop after the problem', async () => {
+    await open('<attention-calc panels="heads"></attention-calc><attention-calc panels="cost"></attention-calc><attention-calc panels="construct"></attention-calc>');
+    const ONE_STOP = /^[^]*[^.]\. Showing the last valid [a-z]+(, dimmed,)? until this is fixed\.$/;
+    // Multi-head: h does not divide d_model.
+    const heads = page.getByRole('group', { name: 'Multi-head attention' });
+    await heads.getByLabel('Heads h', { exact: true }).selectOption('3');
+    const headsStatus = await heads.locator('.calc-status').textContent();
+    assert.match(headsStatus, /Showing the last valid result, dimmed, until this is fixed\.$/);
+    assert.match(headsStatus, ONE_STOP);
+    assert.equal(await heads.locator('.calc-status.error').count(), 1);
+    assert.equal(await page.locator('.heads-lab.stale').count(), 1);
+    // Cost: 12 heads do not divide d = 1024.
+    const cost = page.getByRole('group', { name: 'Cost' });
+    await cost.getByRole('slider', { name: 'd (d_model)' }).press('ArrowRight'); // 1024
+    const costMessage = await cost.locator('.cell-message').textContent();
+    assert.match(costMessage, /Showing the last valid sizes until this is fixed\.$/);
+    assert.match(costMessage, ONE_STOP);
+    assert.equal(await page.locator('.cost-lab.stale').count(), 1);
+    // Construct: a sentence with no words; then a weight cell that is no number.
+    const construct = page.getByRole('group', { name: 'Construct a head' });
+    await construct.getByRole('textbox', { name: 'Sentence' }).fill('  ');
+    await construct.getByRole('textbox', { name: 'Sentence' }).press('Enter');
+    const sentenceMessage = await construct.locator('.cell-message').first().textContent();
+    assert.match(sentenceMessage, /Showing the last valid sentence until this is fixed\.$/);
+    assert.match(sentenceMessage, ONE_STOP);
+    assert.equal(await construct.getByRole('textbox', { name: 'Sentence' }).getAttribute('aria-invalid'), 'true');
+    await construct.getByRole('textbox', { name: 'Sentence' }).fill('a b a b');
+    await construct.getByRole('textbox', { name: 'Sentence' }).press('Enter');
+    assert.equal(await construct.locator('.cell-message').first().textContent(), '');
+    assert.equal(await construct.getByRole('textbox', { name: 'Sentence' }).getAttribute('aria-invalid'), null);
+    await construct.getByLabel('W_Q: pos 1 → pos 1').fill('x');
+    await construct.getByLabel('W_Q: pos 1 → pos 1').press('Enter');
+    const verdict = await construct.locator('.lab-verdict').textContent();
+    assert.match(verdict, /Showing the last valid pattern, dimmed, until this is fixed\.$/);
+    assert.match(verdict, ONE_STOP);
+    assert.equal(await page.locator('.construct-lab.stale').count(), 1);
+    await construct.getByLabel('W_Q: pos 1 → pos 1').fill('1');
+    await construct.getByLabel('W_Q: pos 1 → pos 1').press('Enter');
+    assert.match(await construct.locator('.lab-verdict').textContent(), /^\d+ of 4 tokens/);
+    assert.equal(await page.locator('.construct-lab.stale').count(), 0);
+    assert.doesNotMatch(await page.locator('body').textContent(), /NaN|undefined/);
+    assert.deepEqual(problems, []);
+  });
+
   it('the calculator shows a live "verified" badge: f32 core against float64', async () => {
     await open('<attention-calc></attention-calc>');
     const badge = page.locator('attention-calc .verified');
@@ -198,7 +263,7 @@ describe('the lesson labs', () => {
         }
         return found;
       });
-      assert.deepEqual(panels, ['calculator', 'heads', 'cost', 'scaling', 'construct']);
+      assert.deepEqual(panels, ['calculator', 'heads', 'cost', 'scaling', 'construct', 'learned']);
       await p.addScriptTag({ content: AXE });
       const violations = await p.evaluate(async () => (await window.axe.run(document)).violations.map((v) => `${v.id}: ${v.nodes.length}`));
       assert.deepEqual(violations, []);

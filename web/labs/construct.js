@@ -1,11 +1,12 @@
 // Construct a head: tokens of a sentence as one-hot position and token features, W_Q and W_K set
-// by a preset (and editable), and the causal attention pattern they produce. It stands in for
-// the lesson's "look inside GPT-2" exercise: the weights here are constructed by hand, not
-// learned, and the panel says so.
+// by a preset (and editable), and the causal attention pattern they produce: the patterns of the
+// lesson's "look inside GPT-2" exercise, built on purpose. The weights here are constructed by
+// hand, not learned, and the panel says so; the learned panel shows heads a model learned.
 import { h } from '../calc/dom.js';
 import { format } from '../calc/format.js';
 import { COMMIT_MS, MatrixGrid } from '../calc/grid.js';
 import { heatmapSvg } from '../calc/heatmap.js';
+import { LastValid } from '../calc/last-valid.js';
 import { identity } from './matrix.js';
 import { scrollBox } from './scroll-cue.js';
 import { valueTable } from './table.js';
@@ -36,7 +37,6 @@ export class ConstructLab {
   constructor({ attn, onError = () => {} }) {
     this.attn = attn;
     this.onError = onError;
-    this.error = '';
     this.sentenceInput = h('input', {
       type: 'text', value: DEFAULT_SENTENCE, class: 'sentence', 'aria-label': 'Sentence', spellcheck: 'false', maxLength: 200,
       // Applied once typing pauses, as the calculator's cells are; at once on Enter or leaving.
@@ -76,7 +76,7 @@ export class ConstructLab {
     this.why = h('p');
     this.element = h('section', { class: 'lab construct-lab', role: 'group', 'aria-label': 'Construct a head', part: 'construct' },
       h('h2', { text: 'Construct a head' }),
-      h('p', { class: 'note', text: 'The lesson asks you to look inside GPT-2. No trained weights ship with this page, so here you build such heads yourself: the weights below are constructed by hand to produce each pattern, not learned. Trained heads are messier, but these are the patterns researchers find in them.' }),
+      h('p', { class: 'note', text: 'The lesson asks you to look inside GPT-2. Here you build such heads yourself: the weights below are constructed by hand to produce each pattern, not learned. Heads that a model learned in training are in the panel “Look inside a trained model” (a small model trained by this project, not GPT-2). Trained heads are messier, but these are the patterns researchers find in them.' }),
       h('label', { class: 'sentence-box' }, 'Sentence ', this.sentenceInput),
       this.sentenceMessage,
       h('div', { class: 'control-row presets', role: 'group', 'aria-label': 'Head presets' }, this.kindButtons),
@@ -90,6 +90,10 @@ export class ConstructLab {
       h('p', { class: 'hint', text: 'q = x·W_Q and k = x·W_K: row r of a matrix says where feature r of a token is sent. The score q_i·k_j is then scaled by 1/√d and softmaxed over the keys each token may see.' }),
       h('div', { class: 'matrix-scroll' }, this.wqGrid.element),
       h('div', { class: 'matrix-scroll' }, this.wkGrid.element));
+    // A refused sentence is marked where it is typed; the pattern of the last valid one stays, as
+    // it does (dimmed) while a weight cell is refused.
+    this.lastSentence = new LastValid({ what: 'sentence', field: this.sentenceInput, message: this.sentenceMessage, onError });
+    this.lastPattern = new LastValid({ what: 'pattern', dimmed: true, view: this.element, message: this.verdict, onError });
     this.#load('previous-token', DEFAULT_SENTENCE);
   }
 
@@ -108,17 +112,9 @@ export class ConstructLab {
   // A preset for a sentence: the core builds the features and the weights.
   // keepEdits: a sentence with the same tokens (a space typed, say) keeps the learner's W_Q, W_K.
   #load(kind, sentence, { keepEdits = false } = {}) {
-    let head;
-    try {
-      head = this.attn.constructedHead({ kind, sentence });
-    } catch (error) {
-      this.sentenceMessage.textContent = `${error.message}. Showing the last valid sentence until this is fixed.`;
-      this.sentenceInput.setAttribute('aria-invalid', 'true');
-      this.onError(error.message);
-      return;
-    }
-    this.sentenceMessage.textContent = '';
-    this.sentenceInput.removeAttribute('aria-invalid');
+    this.lastSentence.run(() => this.attn.constructedHead({ kind, sentence }));
+    if (this.lastSentence.show()) return;
+    const head = this.lastSentence.value;
     if (keepEdits && kind === this.kind && head.tokens.join(' ') === this.head.tokens.join(' ')) {
       this.head.sentence = sentence;
       return;
@@ -139,15 +135,10 @@ export class ConstructLab {
 
   #compute() {
     const { x, identity: I } = this.head;
-    try {
+    this.lastPattern.run(() => {
       const r = this.attn.multiHead({ x, wq: this.wq, wk: this.wk, wv: I, wo: I, heads: 1, mask: 'causal' });
-      this.weights = r.headWeights[0];
-      this.hidden = r.heads[0].hidden;
-      this.error = '';
-    } catch (error) {
-      this.error = error.message;
-      this.onError(error.message);
-    }
+      return { weights: r.headWeights[0], hidden: r.heads[0].hidden };
+    });
     this.#render();
   }
 
@@ -160,18 +151,14 @@ export class ConstructLab {
     this.wqGrid.update(this.wq, { rowLabels: features, colLabels: features });
     this.wkGrid.update(this.wk, { rowLabels: features, colLabels: features });
 
-    const problem = this.wqGrid.error || this.wkGrid.error || this.error;
-    this.element.classList.toggle('stale', Boolean(problem));
-    if (problem) {
-      this.verdict.textContent = `${problem.replace(/\.$/, '')}. Showing the last valid pattern, dimmed, until this is fixed.`;
-      return;
-    }
-    this.heatmap.replaceChildren(heatmapSvg(this.weights, this.hidden, {
+    if (this.lastPattern.show(this.wqGrid.error || this.wkGrid.error || this.lastPattern.error)) return;
+    const { weights, hidden } = this.lastPattern.value;
+    this.heatmap.replaceChildren(heatmapSvg(weights, hidden, {
       title: `${kind.label}: attention weights over the sentence`, cell: 30, values: false, rowLabels, colLabels: rowLabels,
     }));
     // A query follows the pattern when more than half of its weight lands on the keys the
     // pattern intends (a tie between an intended key and another does not count).
-    const share = this.weights.map((row, i) => expected[i].reduce((sum, j) => sum + row[j], 0));
+    const share = weights.map((row, i) => expected[i].reduce((sum, j) => sum + row[j], 0));
     const hits = share.filter((w) => w > 0.5).length;
     this.verdict.textContent = `${hits} of ${tokens.length} tokens put most of their weight where a ${kind.label.toLowerCase()} should`
       + ` (the least of them ${format(Math.min(...share), 3)}).`

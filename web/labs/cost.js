@@ -2,6 +2,7 @@
 // and a measurement in the learner's own browser of how the time grows with n.
 import { h } from '../calc/dom.js';
 import { format } from '../calc/format.js';
+import { LastValid } from '../calc/last-valid.js';
 import { tex } from '../calc/tex.js';
 import { logLogChart } from './chart.js';
 import { logSteps, Slider } from './slider.js';
@@ -99,23 +100,15 @@ export class CostLab {
       this.measureStatus,
       this.plotBox,
       h('div', { class: 'matrix-scroll' }, this.timings));
+    this.lastCost = new LastValid({ what: 'sizes', view: this.element, message: this.message, onError });
     this.update();
   }
 
   update() {
     const { n, d, h: heads } = this.sizes;
-    let c;
-    try {
-      c = this.attn.cost({ n, dModel: d, heads });
-    } catch (error) {
-      this.message.textContent = `${error.message}. Showing the last valid sizes until this is fixed.`;
-      this.element.classList.add('stale');
-      this.onError(error.message);
-      return;
-    }
-    this.message.textContent = '';
-    this.element.classList.remove('stale');
-    this.cost = c;
+    this.lastCost.run(() => this.attn.cost({ n, dModel: d, heads }));
+    if (this.lastCost.show()) return;
+    const c = this.lastCost.value;
     const total = c.scoreFlops + c.valueFlops + c.projectionFlops + c.outputFlops;
     const row = (name, formula, value, key) => h('tr', { dataset: { term: key } },
       h('th', { scope: 'row', text: name }), h('td', {}, tex(formula)), h('td', { class: 'num', text: human(value, 'FLOP') }),

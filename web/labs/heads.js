@@ -4,6 +4,8 @@
 import { MatrixGrid } from '../calc/grid.js';
 import { heatmapSvg } from '../calc/heatmap.js';
 import { h, sub } from '../calc/dom.js';
+import { LastValid } from '../calc/last-valid.js';
+import { seedInput } from '../calc/seed-input.js';
 import { tex } from '../calc/tex.js';
 import { identity } from './matrix.js';
 import { scrollBox } from './scroll-cue.js';
@@ -19,8 +21,6 @@ export class HeadsLab {
     this.onError = onError;
     this.state = { n: 4, d: 8, h: 2, weights: 'seeded', seed: 1, causal: false };
     this.state.x = this.#seededX(this.state.n, this.state.d);
-    this.result = null;
-    this.error = '';
 
     const select = (label, key, max) => h('label', { class: 'size' }, `${label} `, h('select', {
       'aria-label': label, dataset: { size: key },
@@ -29,10 +29,7 @@ export class HeadsLab {
     this.sizeControls = h('div', { class: 'sizes' }, select('Number of tokens', 'n', MAX_TOKENS), select('d_model', 'd', MAX_D), select('Heads h', 'h', MAX_D));
     this.weightButtons = [['seeded', 'Seeded random weights'], ['identity', 'Identity weights']].map(([key, text]) =>
       h('button', { type: 'button', class: 'preset', dataset: { weights: key }, text, on: { click: () => this.#set({ weights: key }) } }));
-    this.seedInput = h('input', {
-      type: 'number', min: 0, step: 1, class: 'seed', 'aria-label': 'Weight seed',
-      on: { change: () => this.#set({ seed: Math.max(0, Math.floor(Number(this.seedInput.value)) || 0) }) },
-    });
+    this.seedInput = seedInput({ label: 'Weight seed', value: this.state.seed, onChange: (seed) => this.#set({ seed }) });
     this.causalBox = h('input', { type: 'checkbox', on: { change: () => this.#set({ causal: this.causalBox.checked }) } });
     this.xGrid = new MatrixGrid({
       name: 'X',
@@ -69,6 +66,7 @@ export class HeadsLab {
       this.status,
       this.results,
       this.params.element);
+    this.lastResult = new LastValid({ what: 'result', dimmed: true, view: this.element, message: this.status, onError });
     this.#compute();
     this.#render();
   }
@@ -113,14 +111,11 @@ export class HeadsLab {
 
   #compute() {
     const { x, h: heads, causal } = this.state;
-    try {
-      this.result = this.attn.multiHead({ x, ...this.#weights(), heads, mask: causal ? 'causal' : 'none' });
-      this.error = '';
-    } catch (error) {
-      this.error = error.message;
-      this.onError(error.message);
-    }
+    this.lastResult.run(() => this.attn.multiHead({ x, ...this.#weights(), heads, mask: causal ? 'causal' : 'none' }));
   }
+
+  /** The last valid multi-head result (null before the first). */
+  get result() { return this.lastResult.value; }
 
   #render() {
     const s = this.state;
@@ -135,11 +130,7 @@ export class HeadsLab {
     this.xGrid.update(s.x);
     this.params.follow(s.d, s.h);
 
-    const problem = this.xGrid.error || this.error;
-    this.element.classList.toggle('stale', Boolean(problem));
-    this.status.classList.toggle('error', Boolean(problem));
-    this.status.textContent = problem ? `${problem.replace(/\.$/, '')}. ${this.result ? 'Showing the last valid result, dimmed, until this is fixed.' : ''}` : '';
-    if (problem || !this.result) return;
+    if (this.lastResult.show(this.xGrid.error || this.lastResult.error) || !this.result) return;
 
     const r = this.result;
     const heads = s.h, dk = s.d / heads;

@@ -3,6 +3,7 @@
 // of 64 such scores through the softmax with and without the scale.
 import { h } from '../calc/dom.js';
 import { format } from '../calc/format.js';
+import { seedInput } from '../calc/seed-input.js';
 import { tex } from '../calc/tex.js';
 import { sharedAxisBars } from './chart.js';
 import { logSteps, Slider } from './slider.js';
@@ -17,10 +18,7 @@ export class ScalingLab {
     this.dk = 64;
     this.seed = 0;
     this.slider = new Slider({ label: 'dₖ (length of q and k)', values: logSteps(1, 1024, 4), value: this.dk, exact: true, onChange: (dk) => { this.dk = dk; this.update(); } });
-    this.seedInput = h('input', {
-      type: 'number', min: 0, step: 1, value: '0', class: 'seed', 'aria-label': 'Sampling seed',
-      on: { change: () => { this.seed = Math.max(0, Math.floor(Number(this.seedInput.value)) || 0); this.update(); } },
-    });
+    this.seedInput = seedInput({ label: 'Sampling seed', value: this.seed, onChange: (seed) => { this.seed = seed; this.update(); } });
     this.stats = h('div', { class: 'stat-cards' });
     this.histograms = h('div');
     this.softmaxes = h('div');
