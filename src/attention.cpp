@@ -27,16 +27,14 @@ void validate_shapes(const MatrixView& q, const MatrixView& k, const MatrixView&
     throw Error("V has " + count(v.rows, "row", "rows") + " but K has " + std::to_string(k.rows) +
                 ": every key needs exactly one value");
   }
-  if (std::uint64_t(q.rows) * k.rows > limits::kMaxScoreEntries) {
-    throw Error("Q has " + std::to_string(q.rows) + " rows and K has " + std::to_string(k.rows) +
-                ": the " + shape(q.rows, k.rows) +
-                " attention matrix is over the limit of " +
-                std::to_string(limits::kMaxScoreEntries) + " entries (2048×2048)");
-  }
+  validate_score_shape(q.rows, k.rows);
 }
 
 float choose_scale(const Pitfalls& pitfalls, std::size_t d_k) {
-  if (!pitfalls.scale) return 1.0f / std::sqrt(float(d_k));
+  if (!pitfalls.scale) {
+    // The correct scale stays the float32 1/√d_k it has always been (bit for bit).
+    return pitfalls.scaling == Scaling::sqrt_dk ? 1.0f / std::sqrt(float(d_k)) : float(exact_scale(pitfalls, d_k));
+  }
   const float s = *pitfalls.scale;
   if (!std::isfinite(s) || !(s > 0.0f)) {
     throw Error("scale must be a finite number greater than 0, got " + std::to_string(s));
@@ -44,17 +42,17 @@ float choose_scale(const Pitfalls& pitfalls, std::size_t d_k) {
   return s;
 }
 
-// One row of the softmax: masked scores in; exp values, weights, the row max and sum out.
-void softmax_row(const float* masked, float* exp_row, float* weights, std::size_t m, float& max,
+// One row of the softmax: the scaled scores, -inf where hidden, in; exp values, weights, the row max and sum out.
+void softmax_row(const float* scaled, float* exp_row, float* weights, std::size_t m, float& max,
                  float& sum) {
-  max = kernels::reduce_max(masked, m);
+  max = kernels::reduce_max(scaled, m);
   if (max == -std::numeric_limits<float>::infinity()) {
     // Every key is hidden: there is nothing to normalize over. Defined result: all zeros.
     sum = 0.0f;
     for (std::size_t j = 0; j < m; ++j) exp_row[j] = weights[j] = 0.0f;
     return;
   }
-  kernels::exp_minus_max_sum(masked, max, exp_row, m);
+  kernels::exp_minus_max_sum(scaled, max, exp_row, m);
   // The row sum again in double: a float32 sum of m terms drifts by up to m·2⁻²⁴, which at tens
   // of thousands of keys would leave a correct row summing to 1 + 2e-5. In double the weights
   // sum to 1 within a few float32 roundings at any m (the checks' 1e-5 holds).
@@ -66,6 +64,25 @@ void softmax_row(const float* masked, float* exp_row, float* weights, std::size_
 }
 
 }  // namespace
+
+const char* to_string(Scaling scaling) {
+  switch (scaling) {
+    case Scaling::sqrt_dk: return "sqrt";
+    case Scaling::dk: return "dk";
+    case Scaling::none: return "none";
+  }
+  return "unknown";
+}
+
+double exact_scale(const Pitfalls& pitfalls, std::size_t d_k) {
+  if (pitfalls.scale) return double(*pitfalls.scale);
+  switch (pitfalls.scaling) {
+    case Scaling::sqrt_dk: return 1.0 / std::sqrt(double(d_k));
+    case Scaling::dk: return 1.0 / double(d_k);
+    case Scaling::none: return 1.0;
+  }
+  throw Error("unknown scaling");
+}
 
 AttentionResult attention(const MatrixView& q, const MatrixView& k, const MatrixView& v,
                           const AttentionOptions& options) {
@@ -84,13 +101,13 @@ AttentionResult attention(const MatrixView& q, const MatrixView& k, const Matrix
     if (j < m) throw_score_overflow(i, j);
   }
 
-  r.scaled = r.scores;
-  kernels::scale(r.scaled.data.data(), r.scale, n * m);
-  check_no_overflow("Scaled", r.scaled.data.data(), n, m, "the scale is too large");
+  r.scaled_before_mask = r.scores;
+  kernels::scale(r.scaled_before_mask.data.data(), r.scale, n * m);
+  check_no_overflow("Scaled", r.scaled_before_mask.data.data(), n, m, "the scale is too large");
 
   r.hidden = expand_mask(options.mask, n, m);
   r.fully_masked.assign(n, 0);
-  r.masked = r.scaled;
+  r.scaled = r.scaled_before_mask;
   const bool mask_before = !options.pitfalls.mask_after_softmax;
   for (std::size_t i = 0; i < n; ++i) {
     bool any_visible = false;
@@ -98,7 +115,7 @@ AttentionResult attention(const MatrixView& q, const MatrixView& k, const Matrix
       if (!r.hidden[i * m + j]) {
         any_visible = true;
       } else if (mask_before) {
-        r.masked(i, j) = -std::numeric_limits<float>::infinity();
+        r.scaled(i, j) = -std::numeric_limits<float>::infinity();
       }
     }
     r.fully_masked[i] = any_visible ? 0 : 1;
@@ -109,7 +126,7 @@ AttentionResult attention(const MatrixView& q, const MatrixView& k, const Matrix
   r.row_max.assign(n, 0.0f);
   r.row_sum.assign(n, 0.0f);
   for (std::size_t i = 0; i < n; ++i) {
-    softmax_row(r.masked.row(i), r.exp.row(i), r.weights.row(i), m, r.row_max[i], r.row_sum[i]);
+    softmax_row(r.scaled.row(i), r.exp.row(i), r.weights.row(i), m, r.row_max[i], r.row_sum[i]);
     if (!mask_before) {
       // The pitfall: zero the hidden weights without renormalizing, as if masking were a
       // multiplication of A by 0/1. A fully masked row still ends up all zeros.

@@ -13,11 +13,22 @@
 
 namespace attn {
 
+// The factor the scores are multiplied by: the correct 1/√d_k, or one of the lesson's pitfalls.
+enum class Scaling {
+  sqrt_dk,  // 1/√d_k: correct attention
+  dk,       // 1/d_k: the pitfall "scale by d_k instead of √d_k"
+  none,     // 1: the pitfall "no scaling"
+};
+
+// "sqrt", "dk", "none": the names attention.js takes for scale.
+const char* to_string(Scaling scaling);
+
 // Deliberately wrong settings. They exist only so the calculator can demonstrate the lesson's
-// "Common pitfalls"; correct attention leaves both at their defaults.
+// "Common pitfalls"; correct attention leaves them all at their defaults.
 struct Pitfalls {
-  // Replaces the correct 1/√d_k. The pitfalls are 1 (no scaling) and 1/d_k (scaling by d_k).
-  // Must be finite and > 0.
+  // Which factor scales the scores, unless `scale` gives one.
+  Scaling scaling = Scaling::sqrt_dk;
+  // Any other fixed factor, replacing `scaling`. Must be finite and > 0.
   std::optional<float> scale;
   // Zero the masked weights after the softmax instead of masking the scores before it:
   // the remaining weights then no longer sum to 1.
@@ -29,17 +40,25 @@ struct AttentionOptions {
   Pitfalls pitfalls;
 };
 
+// The factor `pitfalls` stands for at this d_k, in double: 1/√d_k, 1/d_k, 1, or the fixed scale.
+// The core rounds it to float32 once; the float64 check (checks.hpp) uses it as it is.
+double exact_scale(const Pitfalls& pitfalls, std::size_t d_k);
+
+// Field names follow the JS API (web/attention.js, attention.d.ts), converted to snake_case:
+// scaled_before_mask is scaledBeforeMask, and so on.
 struct AttentionResult {
-  float scale = 0.0f;      // the factor applied to the scores (1/√d_k unless a pitfall)
-  Matrix scores;           // QKᵀ, n×m
-  Matrix scaled;           // scores · scale, before masking
-  Matrix masked;           // scaled with -inf where hidden (equals scaled when mask_after_softmax)
-  std::vector<float> row_max;  // max of each row of masked; -inf for a fully masked row
-  Matrix exp;              // exp(masked - row_max); 0 where masked
+  float scale = 0.0f;          // the factor applied to the scores (1/√d_k unless a pitfall)
+  Matrix scores;               // QKᵀ, n×m
+  Matrix scaled_before_mask;   // scores · scale, before masking
+  Matrix scaled;               // the softmax's input: scaled_before_mask with -inf where hidden
+                               // (equal to scaled_before_mask when mask_after_softmax)
+  std::vector<float> row_max;  // max of each row of scaled; -inf for a fully masked row
+  Matrix exp;                  // exp(scaled - row_max); 0 where hidden
   std::vector<float> row_sum;  // Σ of each row of exp; 0 for a fully masked row
-  Matrix weights;          // A = exp / row_sum; each row sums to 1 (0 for a fully masked row)
-  Matrix output;           // Z = A V, n×d_v
-  std::vector<std::uint8_t> hidden;        // n×m, 1 where the mask hides the key from the query
+  Matrix weights;              // A = exp / row_sum; each row sums to 1 (0 for a fully masked row)
+  Matrix output;               // Z = A V, n×d_v
+  // n×m: 0 where key j is visible to query i, else the MaskReason bits of the rules that hide it.
+  std::vector<std::uint8_t> hidden;
   std::vector<std::uint8_t> fully_masked;  // n, 1 where every key is hidden from the query
 };
 

@@ -357,8 +357,7 @@ AttentionChecks check_attention(const AttentionResult& r, const MatrixView& v) {
 double float64_max_abs_diff(const AttentionResult& result, const MatrixView& q,
                             const MatrixView& k, const MatrixView& v,
                             const AttentionOptions& options) {
-  const double scale = options.pitfalls.scale ? double(*options.pitfalls.scale)
-                                              : 1.0 / std::sqrt(double(q.cols));
+  const double scale = exact_scale(options.pitfalls, q.cols);
   const reference::AttentionRef ref = reference::attention_ref(
       q, k, v, result.hidden, scale, options.pitfalls.mask_after_softmax);
   double worst = 0.0;

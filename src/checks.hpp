@@ -74,8 +74,8 @@ AttentionChecks check_attention(const AttentionResult& result, const MatrixView&
 // |float32 − float64| over every weight and every output entry, between `result` (the core's
 // attention(q, k, v, options)) and the same inputs evaluated in double with the same options
 // (reference/attention_ref.hpp): the same mask, and the same pitfall scale and
-// mask_after_softmax, so a pitfall is compared with itself. The default scale is 1/√d_k in
-// double. Fully masked rows are 0 in both, so they add nothing. Costs one more O(n·m·(d_k + d_v))
+// mask_after_softmax, so a pitfall is compared with itself. The scale is exact_scale()
+// (attention.hpp) in double: 1/√d_k by default. Fully masked rows are 0 in both, so they add nothing. Costs one more O(n·m·(d_k + d_v))
 // pass in scalar double.
 double float64_max_abs_diff(const AttentionResult& result, const MatrixView& q,
                             const MatrixView& k, const MatrixView& v,

@@ -56,9 +56,9 @@ ConstructedHead constructed_head(HeadKind kind, std::string_view sentence) {
   h.tokens = split_words(sentence);
   const std::size_t n = h.tokens.size();
   if (n == 0) throw Error("the sentence has no words: type a few, separated by spaces");
-  if (n > kMaxConstructTokens) {
+  if (n > limits::kMaxConstructTokens) {
     throw Error("the sentence has " + std::to_string(n) + " words, over the limit of " +
-                std::to_string(kMaxConstructTokens) + " for this lab");
+                std::to_string(limits::kMaxConstructTokens) + " for this lab");
   }
 
   // Token identities: the lower-cased text, numbered in order of first appearance.

@@ -2,7 +2,7 @@
 // "Construct a head": attention heads built by hand, standing in for the lesson's "look inside
 // GPT-2" exercise (this project has no model weights). The weights are constructed, not learned.
 //
-// A sentence is split on whitespace into n tokens (at most kMaxConstructTokens). Token i is the
+// A sentence is split on whitespace into n tokens (at most limits::kMaxConstructTokens). Token i is the
 // feature vector x_i = [one-hot position (n columns) | one-hot token identity (one column per
 // distinct lower-cased token, in order of first appearance)], d = n + vocabulary. W_Q and W_K
 // are d×d with entries 0 and kConstructStrength, multiply from the right (q = x·W_Q, k = x·W_K),
@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "limits.hpp"
 #include "matrix.hpp"
 
 namespace attn {
@@ -28,7 +29,6 @@ enum class HeadKind {
 HeadKind head_kind_from_string(std::string_view kind);
 const char* to_string(HeadKind kind);
 
-inline constexpr std::size_t kMaxConstructTokens = 16;
 inline constexpr float kConstructStrength = 6.0f;
 inline constexpr const char* kDefaultSentence = "The cat sat on the mat because it was tired";
 
@@ -43,7 +43,7 @@ struct ConstructedHead {
   std::vector<std::vector<std::size_t>> expected;
 };
 
-// Throws attn::Error for an empty sentence or more than kMaxConstructTokens tokens.
+// Throws attn::Error for an empty sentence or more than limits::kMaxConstructTokens tokens.
 ConstructedHead constructed_head(HeadKind kind, std::string_view sentence = kDefaultSentence);
 
 }  // namespace attn

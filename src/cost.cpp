@@ -3,21 +3,23 @@
 #include <string>
 
 #include "error.hpp"
+#include "limits.hpp"
 #include "validate.hpp"
 
 namespace attn {
 
+std::string count_too_large(const std::string& what) {
+  return what + " is over 2^53 − 1 = " + std::to_string(limits::kMaxExactCount) +
+         ", the largest whole number a double holds exactly; use smaller sizes";
+}
+
 namespace {
 
-// Every count leaves the core as a double (a JavaScript number), which holds each whole
-// number exactly only up to 2^53 − 1. Larger results are refused, not rounded: GPT-scale
-// inputs stay far below it, and a caller asking about n = 10^12 gets an error, not nonsense.
-constexpr std::uint64_t kMaxExact = (std::uint64_t{1} << 53) - 1;
+// Counts over limits::kMaxExactCount are refused, not rounded: GPT-scale inputs stay far below
+// it, and a caller asking about n = 10^12 gets an error, not nonsense.
+constexpr std::uint64_t kMaxExact = limits::kMaxExactCount;
 
-[[noreturn]] void too_large(const char* what) {
-  throw Error(std::string(what) + " is over 2^53 − 1 = 9007199254740991, the largest whole number "
-              "a double holds exactly; use smaller sizes");
-}
+[[noreturn]] void too_large(const char* what) { throw Error(count_too_large(what)); }
 
 // a·b and a + b, refusing results over kMaxExact (so they cannot wrap around 64 bits either).
 std::uint64_t mul(std::uint64_t a, std::uint64_t b, const char* what) {

@@ -1,6 +1,7 @@
 #pragma once
 // Closed-form counts for the lesson's "Parameters" and "Cost" paragraphs.
 #include <cstdint>
+#include <string>
 
 namespace attn {
 
@@ -39,5 +40,9 @@ std::uint64_t crossover_n(std::uint64_t d_model);
 // n queries, m keys (m = n for self-attention). Throws attn::Error if d_model is 0 or not
 // divisible by heads, or if a count is over 2^53 − 1 (exact in a double up to there).
 Cost cost(std::uint64_t n, std::uint64_t m, std::uint64_t d_model, std::uint64_t heads);
+
+// The one message for a count over limits::kMaxExactCount ("<what> is over 2^53 − 1 = …"), for
+// this module and the bindings alike.
+std::string count_too_large(const std::string& what);
 
 }  // namespace attn

@@ -1,10 +1,15 @@
 #pragma once
-// Documented size limits of the core. They keep one call of the explaining path (which stores
-// every n×m intermediate) within a few hundred MiB, and turn absurd sizes into a clear error
-// instead of an out-of-memory abort.
+// Every documented limit of the core, in one place. The binding exports them all (limits() in
+// bindings/embind.cpp, learnedRecipe() in bindings/learned.cpp), so web/attention.js checks its
+// input against these numbers and never repeats them. They keep one call of the explaining path
+// (which stores every n×m intermediate) within a few hundred MiB, and turn absurd sizes into a
+// clear error instead of an out-of-memory abort.
 #include <cstddef>
+#include <cstdint>
 
 namespace attn::limits {
+
+// --- attention and multi-head attention
 
 // Rows of Q, K, V or X (tokens n, keys m).
 inline constexpr std::size_t kMaxRows = 65536;
@@ -16,9 +21,29 @@ inline constexpr std::size_t kMaxHeads = 256;
 // 2048×2048. Summed over heads for multi-head attention. Five such float matrices are
 // 80 MiB at the limit.
 inline constexpr std::size_t kMaxScoreEntries = std::size_t{1} << 22;
-
 // Numbers in Q, K, V and the output together for the streaming path (kernels/streaming_attention.hpp): 256 MiB.
 // n = m = 16,384 with d = d_v = 64 takes 4,194,304 of them.
 inline constexpr std::size_t kMaxStreamingFloats = std::size_t{1} << 26;
+
+// --- counts handed to JavaScript (cost.hpp, the bindings)
+
+// Every count leaves the core as a double (a JavaScript number), which holds each whole number
+// exactly only up to 2^53 − 1. Larger counts are refused, not rounded.
+inline constexpr std::uint64_t kMaxExactCount = (std::uint64_t{1} << 53) - 1;
+
+// --- the labs
+
+// rows and cols of normal_matrix (random.hpp).
+inline constexpr std::size_t kMaxNormalSide = 256;
+// The √d_k experiment (scaling.hpp): d_k, sampled pairs, histogram bins, scores in the softmax row.
+inline constexpr std::size_t kMaxScalingDk = 1024;
+inline constexpr std::size_t kMaxScalingPairs = 100000;
+inline constexpr std::size_t kMaxScalingBins = 200;
+inline constexpr std::size_t kMaxScalingRow = 256;
+// time_attention (timing.hpp): n (n×n must fit the explaining path) and timed runs.
+inline constexpr std::size_t kMaxTimingN = 2048;
+inline constexpr std::size_t kMaxTimingRepeats = 1000;
+// Words of a constructed head's sentence (construct.hpp).
+inline constexpr std::size_t kMaxConstructTokens = 16;
 
 }  // namespace attn::limits

@@ -8,56 +8,44 @@
 
 namespace attn {
 
-const char* to_string(MaskKind kind) {
-  switch (kind) {
-    case MaskKind::none: return "none";
-    case MaskKind::causal: return "causal";
-    case MaskKind::key_padding: return "key padding";
-    case MaskKind::custom: return "custom";
-  }
-  return "unknown";
+std::string to_string(const Mask& mask) {
+  std::string out;
+  const auto add = [&out](const char* part) { out += out.empty() ? part : std::string(" + ") + part; };
+  if (mask.is_causal) add("causal");
+  if (!mask.padded_keys.empty()) add("key padding");
+  if (!mask.hidden_pairs.empty()) add("custom");
+  return out.empty() ? "none" : out;
 }
 
 void validate_mask(const Mask& mask, std::size_t n, std::size_t m) {
-  const std::string got = count(mask.hidden.size(), "entry", "entries");
-  switch (mask.kind) {
-    case MaskKind::none:
-    case MaskKind::causal:
-      return;
-    case MaskKind::key_padding:
-      if (mask.hidden.size() != m) {
-        throw Error("key padding mask has " + got + " but K has " + count(m, "row", "rows") +
-                    ": the mask needs one flag per key");
-      }
-      return;
-    case MaskKind::custom:
-      // n·m must not wrap around: a wrapped product could match a short mask.
-      if (m != 0 && n > SIZE_MAX / m) {
-        throw Error("custom mask: Q has " + count(n, "row", "rows") + " and K has " +
-                    std::to_string(m) + ", too many for one flag per query and key");
-      }
-      if (mask.hidden.size() != n * m) {
-        throw Error("custom mask has " + got + " but Q has " + count(n, "row", "rows") +
-                    " and K has " + std::to_string(m) + ": the mask needs n×m = " +
-                    std::to_string(n * m) + " flags, one per query and key");
-      }
-      return;
+  if (!mask.padded_keys.empty() && mask.padded_keys.size() != m) {
+    throw Error("key padding mask has " + count(mask.padded_keys.size(), "entry", "entries") + " but K has " +
+                count(m, "row", "rows") + ": the mask needs one flag per key");
   }
-  throw Error("unknown mask kind");
+  if (mask.hidden_pairs.empty()) return;
+  // n·m must not wrap around: a wrapped product could match a short mask.
+  if (m != 0 && n > SIZE_MAX / m) {
+    throw Error("custom mask: Q has " + count(n, "row", "rows") + " and K has " + std::to_string(m) +
+                ", too many for one flag per query and key");
+  }
+  if (mask.hidden_pairs.size() != n * m) {
+    throw Error("custom mask has " + count(mask.hidden_pairs.size(), "entry", "entries") + " but Q has " +
+                count(n, "row", "rows") + " and K has " + std::to_string(m) + ": the mask needs n×m = " +
+                std::to_string(n * m) + " flags, one per query and key");
+  }
 }
 
 std::vector<std::uint8_t> expand_mask(const Mask& mask, std::size_t n, std::size_t m) {
-  std::vector<std::uint8_t> grid(n * m, 0);
+  std::vector<std::uint8_t> grid(n * m, kVisible);
+  const bool padding = !mask.padded_keys.empty(), custom = !mask.hidden_pairs.empty();
   for (std::size_t i = 0; i < n; ++i) {
+    std::uint8_t* row = grid.data() + i * m;
     for (std::size_t j = 0; j < m; ++j) {
-      bool hide = false;
-      switch (mask.kind) {
-        case MaskKind::none: break;
-        case MaskKind::causal: hide = j > i; break;
-        case MaskKind::key_padding: hide = mask.hidden[j] != 0; break;
-        case MaskKind::custom: hide = mask.hidden[i * m + j] != 0; break;
-      }
-      grid[i * m + j] = hide ? 1 : 0;
+      std::uint8_t why = kVisible;
+      if (mask.is_causal && j > i) why |= kHiddenCausal;
+      if (padding && mask.padded_keys[j] != 0) why |= kHiddenPadding;
+      if (custom && mask.hidden_pairs[i * m + j] != 0) why |= kHiddenCustom;
+      row[j] = why;
     }
   }
   return grid;

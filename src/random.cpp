@@ -66,8 +66,8 @@ void fill_normal(float* out, std::size_t count, Rng& rng, double sigma) {
 }
 
 Matrix normal_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed, double sigma) {
-  validate_range("rows", rows, 1, kMaxNormalSide);
-  validate_range("cols", cols, 1, kMaxNormalSide);
+  validate_range("rows", rows, 1, limits::kMaxNormalSide);
+  validate_range("cols", cols, 1, limits::kMaxNormalSide);
   char shown[32];
   std::snprintf(shown, sizeof shown, "%.9g", sigma);  // 1e-50 as 1e-50, not 0.000000
   if (!std::isfinite(sigma) || !(sigma > 0.0)) {

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "limits.hpp"
 #include "matrix.hpp"
 
 namespace attn {
@@ -37,8 +38,7 @@ void fill_normal(float* out, std::size_t count, Rng& rng, double sigma = 1.0);
 
 // rows×cols entries drawn from N(0, sigma²) in row-major order from Rng(seed), rounded to
 // float32 (what the core computes with). Throws attn::Error unless rows and cols are in
-// 1..kMaxNormalSide and sigma is finite and > 0.
-inline constexpr std::size_t kMaxNormalSide = 256;
+// 1..limits::kMaxNormalSide and sigma is finite and > 0.
 Matrix normal_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed, double sigma = 1.0);
 
 }  // namespace attn

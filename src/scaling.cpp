@@ -30,10 +30,10 @@ SoftmaxRow softmax_row(const std::vector<double>& scores) {
 }  // namespace
 
 ScalingResult scaling_experiment(const ScalingOptions& options) {
-  validate_range("dk", options.dk, 1, kMaxScalingDk);
-  validate_range("pairs", options.pairs, 1, kMaxScalingPairs);
-  validate_range("bins", options.bins, 1, kMaxScalingBins);
-  validate_range("row", options.row, 2, kMaxScalingRow);
+  validate_range("dk", options.dk, 1, limits::kMaxScalingDk);
+  validate_range("pairs", options.pairs, 1, limits::kMaxScalingPairs);
+  validate_range("bins", options.bins, 1, limits::kMaxScalingBins);
+  validate_range("row", options.row, 2, limits::kMaxScalingRow);
   if (options.pairs < options.row) {
     throw Error("row needs " + std::to_string(options.row) + " scores but pairs is " +
                 std::to_string(options.pairs) + ": take at least as many pairs as the row has scores");

@@ -10,22 +10,18 @@
 #include <cstdint>
 #include <vector>
 
+#include "limits.hpp"
 #include "statistics.hpp"
 
 namespace attn {
 
 struct ScalingOptions {
-  std::size_t dk = 64;       // 1..kMaxScalingDk
-  std::size_t pairs = 10000; // 1..kMaxScalingPairs, and at least `row`
+  std::size_t dk = 64;       // 1..limits::kMaxScalingDk
+  std::size_t pairs = 10000; // 1..limits::kMaxScalingPairs, and at least `row`
   std::uint64_t seed = 0;
-  std::size_t bins = 40;     // 1..kMaxScalingBins
-  std::size_t row = 64;      // scores in the softmax row, 2..kMaxScalingRow
+  std::size_t bins = 40;     // 1..limits::kMaxScalingBins
+  std::size_t row = 64;      // scores in the softmax row, 2..limits::kMaxScalingRow
 };
-
-inline constexpr std::size_t kMaxScalingDk = 1024;
-inline constexpr std::size_t kMaxScalingPairs = 100000;
-inline constexpr std::size_t kMaxScalingBins = 200;
-inline constexpr std::size_t kMaxScalingRow = 256;
 
 struct SampleSummary {
   double mean = 0.0;

@@ -5,17 +5,16 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "limits.hpp"
+
 namespace attn {
 
 struct TimingOptions {
-  std::size_t n = 64;        // tokens, 1..kMaxTimingN (n×n must fit the explaining path)
+  std::size_t n = 64;        // tokens, 1..limits::kMaxTimingN (n×n must fit the explaining path)
   std::size_t d = 64;        // d_k = d_v, 1..limits::kMaxCols
-  std::size_t repeats = 1;   // 1..kMaxTimingRepeats
+  std::size_t repeats = 1;   // 1..limits::kMaxTimingRepeats
   std::uint64_t seed = 0;
 };
-
-inline constexpr std::size_t kMaxTimingN = 2048;
-inline constexpr std::size_t kMaxTimingRepeats = 1000;
 
 struct TimingResult {
   // The fastest of `repeats` timed runs, in seconds per attention call. A run is `iterations`

@@ -15,7 +15,7 @@ std::string count(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-std::string shape(std::size_t rows, std::size_t cols) {
+std::string shape(std::uint64_t rows, std::uint64_t cols) {
   return std::to_string(rows) + "×" + std::to_string(cols);
 }
 
@@ -27,20 +27,32 @@ std::string position(std::size_t i, std::size_t j) {
 
 }  // namespace
 
-void validate_matrix(const char* name, const MatrixView& m) {
+void validate_shape(const char* name, std::uint64_t rows, std::uint64_t cols) {
   const std::string who = name;
-  if (m.empty()) {
-    throw Error(who + " is empty (" + shape(m.rows, m.cols) +
-                "): it needs at least one row and one column");
-  }
-  if (m.rows > limits::kMaxRows) {
-    throw Error(who + " has " + std::to_string(m.rows) + " rows, over the limit of " +
+  if (rows > limits::kMaxRows) {
+    throw Error(who + " has " + std::to_string(rows) + " rows, over the limit of " +
                 std::to_string(limits::kMaxRows));
   }
-  if (m.cols > limits::kMaxCols) {
-    throw Error(who + " has " + std::to_string(m.cols) + " columns, over the limit of " +
+  if (cols > limits::kMaxCols) {
+    throw Error(who + " has " + std::to_string(cols) + " columns, over the limit of " +
                 std::to_string(limits::kMaxCols));
   }
+  if (rows == 0 || cols == 0) {
+    throw Error(who + " is empty (" + shape(rows, cols) + "): it needs at least one row and one column");
+  }
+}
+
+void validate_score_shape(std::uint64_t n, std::uint64_t m) {
+  // n, m <= kMaxRows (2^16) first, so n·m cannot wrap.
+  if (n > limits::kMaxRows || m > limits::kMaxRows || n * m > limits::kMaxScoreEntries) {
+    throw Error("Q has " + std::to_string(n) + " rows and K has " + std::to_string(m) + ": the " + shape(n, m) +
+                " attention matrix is over the limit of " + std::to_string(limits::kMaxScoreEntries) +
+                " entries (2048×2048)");
+  }
+}
+
+void validate_matrix(const char* name, const MatrixView& m) {
+  validate_shape(name, m.rows, m.cols);
   validate_finite(name, m);
 }
 

@@ -14,9 +14,16 @@ namespace attn {
 std::string count(std::size_t n, const char* one, const char* many);
 
 // "3×2": how messages write a shape.
-std::string shape(std::size_t rows, std::size_t cols);
+std::string shape(std::uint64_t rows, std::uint64_t cols);
 
-// Not empty, within limits:: sizes, and every entry finite ("NaN at Q row 2 column 1").
+// A matrix's size alone: within limits::kMaxRows and kMaxCols, then not empty. 64-bit, so a
+// size from JS that a 32-bit size_t would wrap (2³² + 3 rows) is reported as given.
+void validate_shape(const char* name, std::uint64_t rows, std::uint64_t cols);
+
+// n queries and m keys fit one n×m matrix of the explaining path (limits::kMaxScoreEntries).
+void validate_score_shape(std::uint64_t n, std::uint64_t m);
+
+// validate_shape, and every entry finite ("NaN at Q row 2 column 1").
 void validate_matrix(const char* name, const MatrixView& m);
 
 // Every entry finite, with validate_matrix's message for the first that is not; any size.

@@ -160,14 +160,14 @@ inline void check_attention_result(const attn::AttentionResult& r, const Referen
   const char* path = "attention()";
   FUZZ_CHECK(std::fabs(double(r.scale) - double(expected_scale)) <= 2 * kUnit * double(expected_scale), path,
           "scale differs from the one asked for");
-  for (const attn::Matrix* x : {&r.scores, &r.scaled, &r.masked, &r.exp, &r.weights}) {
+  for (const attn::Matrix* x : {&r.scores, &r.scaled_before_mask, &r.scaled, &r.exp, &r.weights}) {
     FUZZ_CHECK(x->rows == n && x->cols == m && x->data.size() == n * m, path, "an n×m intermediate has the wrong shape");
   }
   FUZZ_CHECK(r.output.rows == n && r.output.cols == dv && r.output.data.size() == n * dv, path, "output shape");
   FUZZ_CHECK(r.row_max.size() == n && r.row_sum.size() == n, path, "row_max/row_sum size");
-  FUZZ_CHECK(r.hidden == ref.hidden, path, "hidden flags differ from the mask");
+  FUZZ_CHECK(r.hidden == ref.hidden, path, "hidden flags (the mask's reasons) differ from the mask");
   FUZZ_CHECK(r.fully_masked == ref.fully_masked, path, "fully_masked differs from the mask");
-  FUZZ_CHECK(all_finite(r.scores.data) && all_finite(r.scaled.data) && all_finite(r.exp.data) &&
+  FUZZ_CHECK(all_finite(r.scores.data) && all_finite(r.scaled_before_mask.data) && all_finite(r.exp.data) &&
               all_finite(r.weights.data) && all_finite(r.output.data) && all_finite(r.row_sum),
           path, "returned a non-finite number");
 
@@ -180,11 +180,11 @@ inline void check_attention_result(const attn::AttentionResult& r, const Referen
       const double s = r.scores.data[e];
       FUZZ_CHECK(std::fabs(s - ref.scores[e]) <= 2 * ref.score_error[e], path,
               where("score", i, j, s, ref.scores[e], 2 * ref.score_error[e]));
-      const float masked = r.masked.data[e];
+      const float masked = r.scaled.data[e];
       if (before && ref.hidden[e]) {
         FUZZ_CHECK(masked == -std::numeric_limits<float>::infinity(), path, where("hidden score not -inf", i, j, masked, 0, 0));
       } else {
-        FUZZ_CHECK(masked == r.scaled.data[e], path, where("masked differs from scaled", i, j, masked, r.scaled.data[e], 0));
+        FUZZ_CHECK(masked == r.scaled_before_mask.data[e], path, where("masked differs from scaled", i, j, masked, r.scaled_before_mask.data[e], 0));
       }
       row_max = std::max(row_max, masked);
       const double w = r.weights.data[e], want = ref.weights[e];

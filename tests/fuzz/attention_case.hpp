@@ -36,7 +36,7 @@ struct AttentionCase {
 
   bool streamable() const {  // the streaming path computes this too
     return !options.pitfalls.scale && !options.pitfalls.mask_after_softmax &&
-           (options.mask.kind == attn::MaskKind::none || options.mask.kind == attn::MaskKind::causal);
+           (options.mask.hides_nothing() || options.mask.causal_only());
   }
 };
 

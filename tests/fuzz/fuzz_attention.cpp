@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     attn::attention_output(c.q.data.data(), c.k.data.data(), c.v.data.data(),
                            {c.q.rows, c.k.rows, c.q.cols, c.v.cols},
-                           c.options.mask.kind == attn::MaskKind::causal, out.data(), workspace);
+                           c.options.mask.causal_only(), out.data(), workspace);
   } catch (const attn::Error&) {
     stream_threw = true;
   }

@@ -143,42 +143,46 @@ class Input {
   int exponent_ = 0;
 };
 
-// A mask for n queries and m keys of every kind; a padding or custom mask has the wrong number
-// of flags one time in sixteen, which the core must reject.
+// A mask for n queries and m keys: any union of causal, key padding and custom (each on or off);
+// a padding or custom part has the wrong number of flags one time in sixteen, which the core
+// must reject.
 struct DecodedMask {
   attn::Mask mask;
   bool valid = true;                  // the flags fit n×m
-  std::vector<std::uint8_t> hidden;   // n×m, 1 = hidden (when valid): what the mask means
+  std::vector<std::uint8_t> hidden;   // n×m MaskReason bits (when valid): what the mask means
 };
 
 // Past `max_entries` (n×m over the core's limit, so the call must fail anyway) the flags are
-// not spelled out: the mask gets one flag, which is wrong for any n×m that large.
+// not spelled out: the mask gets one custom flag, which is wrong for any n×m that large.
 inline DecodedMask decode_mask(Input& in, std::size_t n, std::size_t m, std::size_t max_entries) {
   DecodedMask d;
-  const auto kind = attn::MaskKind(in.pick(4));
+  const std::size_t parts = in.pick(8);  // bit 0 causal, bit 1 key padding, bit 2 custom
+  const bool causal = parts & 1, padding = parts & 2, custom = parts & 4;
   const bool wrong = in.pick(16) == 0 || n * m > max_entries;
+  d.mask.is_causal = causal;
   if (n * m > max_entries) {
     d.valid = false;
-    d.mask = {kind, {1}};
+    d.mask.hidden_pairs = {1};
     return d;
   }
-  std::size_t flags = kind == attn::MaskKind::key_padding ? m : kind == attn::MaskKind::custom ? n * m : 0;
-  if (wrong && flags != 0) flags += in.pick(2) ? 1 : std::size_t(-1);
-  if (kind == attn::MaskKind::key_padding || kind == attn::MaskKind::custom) {
-    d.valid = !wrong;
-    d.mask = {kind, in.flags(flags)};
-  } else {
-    d.mask = {kind, {}};
-  }
+  // The wrong count goes to one part only: the key padding if present, else the custom grid.
+  const auto count = [&](std::size_t right, bool spoil) {
+    return spoil ? right + (in.pick(2) ? 1 : std::size_t(-1)) : right;
+  };
+  const bool spoil_padding = wrong && padding, spoil_custom = wrong && custom && !padding;
+  if (padding) d.mask.padded_keys = in.flags(count(m, spoil_padding));
+  if (custom) d.mask.hidden_pairs = in.flags(count(n * m, spoil_custom));
+  // A spoilt part that came out empty (m − 1 = 0 flags) means "no such part": still valid.
+  d.valid = !((spoil_padding && !d.mask.padded_keys.empty()) || (spoil_custom && !d.mask.hidden_pairs.empty()));
   if (!d.valid) return d;
   d.hidden.assign(n * m, 0);
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < m; ++j) {
-      std::uint8_t h = 0;
-      if (kind == attn::MaskKind::causal) h = j > i;
-      if (kind == attn::MaskKind::key_padding) h = d.mask.hidden[j] != 0;
-      if (kind == attn::MaskKind::custom) h = d.mask.hidden[i * m + j] != 0;
-      d.hidden[i * m + j] = h;
+      std::uint8_t why = 0;
+      if (causal && j > i) why |= attn::kHiddenCausal;
+      if (!d.mask.padded_keys.empty() && d.mask.padded_keys[j] != 0) why |= attn::kHiddenPadding;
+      if (!d.mask.hidden_pairs.empty() && d.mask.hidden_pairs[i * m + j] != 0) why |= attn::kHiddenCustom;
+      d.hidden[i * m + j] = why;
     }
   }
   return d;

@@ -64,7 +64,7 @@ TEST_CASE("worked example: the core reproduces the lesson's numbers to 1e-5") {
     const auto& want = spec[name];
     CHECK(testsupport::compare_matrix(r.scores.data, testsupport::flat_rows(want["scores"]), 3, 3,
                                       tol, "scores") == "");
-    CHECK(testsupport::compare_matrix(r.masked.data, testsupport::flat_rows(want["scaled"]), 3, 3,
+    CHECK(testsupport::compare_matrix(r.scaled.data, testsupport::flat_rows(want["scaled"]), 3, 3,
                                       tol, "masked scores") == "");
     CHECK(testsupport::compare_matrix(r.weights.data, testsupport::flat_rows(want["weights"]), 3,
                                       3, tol, "weights") == "");
@@ -78,7 +78,7 @@ TEST_CASE("worked example: every intermediate step agrees with the others") {
   const auto r = attn::attention(q, k, v);
   CHECK(r.scale == doctest::Approx(1.0 / std::sqrt(2.0)));
   // Row 1, as the lesson derives it: max 0.707, exp values 1, 1, e^(−1.414), sum 2.243.
-  CHECK(r.scaled(0, 0) == doctest::Approx(0.707107).epsilon(1e-6));
+  CHECK(r.scaled_before_mask(0, 0) == doctest::Approx(0.707107).epsilon(1e-6));
   CHECK(r.row_max[0] == doctest::Approx(0.707107).epsilon(1e-6));
   CHECK(r.exp(0, 0) == 1.0f);
   CHECK(r.exp(0, 1) == 1.0f);
@@ -87,7 +87,7 @@ TEST_CASE("worked example: every intermediate step agrees with the others") {
   for (std::size_t i = 0; i < 3; ++i) {
     CHECK_FALSE(r.fully_masked[i]);
     for (std::size_t j = 0; j < 3; ++j) {
-      CHECK(r.scaled(i, j) == r.masked(i, j));
+      CHECK(r.scaled_before_mask(i, j) == r.scaled(i, j));
       CHECK(r.weights(i, j) == doctest::Approx(r.exp(i, j) / r.row_sum[i]).epsilon(1e-6));
       CHECK(r.hidden[i * 3 + j] == 0);
     }
@@ -209,9 +209,9 @@ TEST_CASE("properties: causal weights above the diagonal are exactly 0") {
         if (j > i) {
           REQUIRE(r.weights(i, j) == 0.0f);
           REQUIRE(r.exp(i, j) == 0.0f);
-          REQUIRE(r.masked(i, j) == -kInf);
+          REQUIRE(r.scaled(i, j) == -kInf);
         } else {
-          REQUIRE(r.masked(i, j) == r.scaled(i, j));
+          REQUIRE(r.scaled(i, j) == r.scaled_before_mask(i, j));
         }
       }
     }
@@ -281,9 +281,9 @@ TEST_CASE("pitfalls: the wrong scales and masking after the softmax do what the 
   const Matrix q{{1, 1}, {0, 1}, {-1, 0}}, k{{1, 0}, {0, 1}, {-1, 0}}, v{{1, 0}, {0, 1}, {1, 1}};
   AttentionOptions o;
   o.pitfalls.scale = 1.0f;
-  CHECK(attn::attention(q, k, v, o).scaled(0, 0) == 1.0f);
+  CHECK(attn::attention(q, k, v, o).scaled_before_mask(0, 0) == 1.0f);
   o.pitfalls.scale = 0.5f;  // 1/d_k
-  CHECK(attn::attention(q, k, v, o).scaled(0, 0) == 0.5f);
+  CHECK(attn::attention(q, k, v, o).scaled_before_mask(0, 0) == 0.5f);
 
   AttentionOptions after = with_mask(Mask::causal());
   after.pitfalls.mask_after_softmax = true;
@@ -293,7 +293,7 @@ TEST_CASE("pitfalls: the wrong scales and masking after the softmax do what the 
   CHECK(wrong.weights(0, 0) == doctest::Approx(0.445808).epsilon(1e-5));
   CHECK(wrong.weights(0, 1) == 0.0f);
   CHECK(right.weights(0, 0) == 1.0f);
-  CHECK(wrong.masked(0, 1) == wrong.scaled(0, 1));  // nothing was masked before the softmax
+  CHECK(wrong.scaled(0, 1) == wrong.scaled_before_mask(0, 1));  // nothing was masked before the softmax
   // The last row sees every key, so the pitfall does not change it.
   for (std::size_t j = 0; j < 3; ++j) {
     CHECK(wrong.weights(2, j) == doctest::Approx(right.weights(2, j)));

@@ -147,7 +147,7 @@ TEST_CASE("verified badge: float32 core vs float64 is tiny on the worked example
       o.mask = mask;
       const double diff = badge(q, k, v, o);
       CAPTURE(values);
-      MESSAGE("worked example (" << std::string(values) << ", " << std::string(attn::to_string(mask.kind))
+      MESSAGE("worked example (" << std::string(values) << ", " << std::string(attn::to_string(mask))
                                  << "): float64 max abs diff " << diff);
       CHECK(diff < 1e-6);
     }

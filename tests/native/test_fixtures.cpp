@@ -29,7 +29,7 @@ TEST_CASE("PyTorch fixtures: single-head attention") {
     const std::size_t n = q.rows, m = k.rows;
     CHECK(close(r.scale, e["scale"].as_number(), {0.0, 1e-7}));
     CHECK(compare_matrix(r.scores.data, flat_rows(e["scores"]), n, m, tol, "scores") == "");
-    CHECK(compare_matrix(r.masked.data, flat_rows(e["masked"]), n, m, tol, "masked") == "");
+    CHECK(compare_matrix(r.scaled.data, flat_rows(e["masked"]), n, m, tol, "masked") == "");
     CHECK(compare_matrix(r.weights.data, flat_rows(e["weights"]), n, m, tol, "weights") == "");
     CHECK(compare_matrix(r.output.data, flat_rows(e["output"]), n, v.cols, tol, "output") == "");
     for (std::size_t i = 0; i < n; ++i) {

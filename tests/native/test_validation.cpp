@@ -121,11 +121,11 @@ TEST_CASE("multi-head errors: divisibility, weight shapes, biases") {
 }
 
 TEST_CASE("issue 10 #11: a custom mask's n·m cannot wrap around to match a short mask") {
-  // n = 2^(bits − 1), m = 2: n·m wraps to 0, which an empty mask matched.
-  const std::size_t n = SIZE_MAX / 2 + 1;
+  // n = 2^(bits − 1) + 1, m = 2: n·m wraps to 2, which a mask of two flags would match.
+  const std::size_t n = SIZE_MAX / 2 + 2;
   const std::string message = "custom mask: Q has " + std::to_string(n) +
                               " rows and K has 2, too many for one flag per query and key";
-  CHECK_THROWS_WITH_AS(attn::validate_mask(Mask::custom({}), n, 2), message.c_str(), attn::Error);
+  CHECK_THROWS_WITH_AS(attn::validate_mask(Mask::custom({1, 0}), n, 2), message.c_str(), attn::Error);
   CHECK_THROWS_AS(attn::validate_mask(Mask::custom({1, 0}), 3, 1), attn::Error);
   CHECK_NOTHROW(attn::validate_mask(Mask::custom({1, 0, 0}), 3, 1));
 }
