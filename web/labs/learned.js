@@ -210,7 +210,8 @@ export class LearnedLab {
     if (!shown) return;
     const { run } = shown;
     const fresh = shown.text === this.text;
-    this.source.textContent = `Showing ${shown.label}${fresh ? '' : `, on the text before your edit (“${shown.text}”) until it has run on the new one`}.`;
+    const model = shown.trained ? `the model ${shown.label}` : shown.label;
+    this.source.textContent = `Heads of ${model}${fresh ? '' : `, on the text before your edit (“${shown.text}”) until it has run on the new one`}.`;
     this.element.classList.toggle('stale-heads', !fresh);
 
     // One view per head; rebuilt only when the model's shape changes.
