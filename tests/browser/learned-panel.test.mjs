@@ -207,10 +207,18 @@ describe('issue 14: look inside a trained model', () => {
     await page.mouse.click(cell.x + cell.width / 2, cell.y + cell.height / 2);
     assert.equal(await focus(), 5);
     assert.equal(await lab().getByRole('button', { name: 'Follow layer 2 head 1 in the text' }).getAttribute('aria-pressed'), 'true');
-    // Enter on a focused heatmap follows it too.
+    // The highlight is where the head's weights are largest, as the core computed them, not
+    // where a role says it should be.
+    const run = model.run(text);
+    const argmax = (row) => row.indexOf(Math.max(...row));
+    assert.equal(await most(), argmax(run.layers[1].heads[0].weights[5]));
+    // Enter on a focused heatmap follows it too, from its cursor's row (the focused token at first).
     await map('Layer 1 head 2').focus();
+    await page.keyboard.press('ArrowUp');
     await page.keyboard.press('Enter');
     assert.equal(await lab().getByRole('button', { name: 'Follow layer 1 head 2 in the text' }).getAttribute('aria-pressed'), 'true');
+    assert.equal(await focus(), 4);
+    assert.equal(await most(), argmax(run.layers[0].heads[1].weights[4]));
     assert.deepEqual(problems, []);
   });
 
