@@ -25,6 +25,10 @@
  *                 scaling    the √d_k experiment: sampled q·k before and after scaling, and
  *                            the softmax's entropy with and without it
  *                 construct  build previous-token, attention-sink and same-token heads
+ *                 learned    look inside a trained model: the heads of this project's own
+ *                            2-layer model (not GPT-2's) on the learner's text, each head's
+ *                            measured scores and role labels, and training in this browser;
+ *                            its code, worker, wasm and checkpoint load only when shown
  *               "weights" alone shows just the weights and their heatmap.
  *   readonly    present: the learner can look and ask for explanations but not edit (the
  *               calculator's panels; the labs are experiments and stay interactive). As for
@@ -83,7 +87,8 @@
  *   formula, controls, inputs, masks, result (the weights and the output, beside the inputs
  *   where there is room), practice (the learner's grids in practice mode), steps, weights,
  *   explain, plot, checks, share, status, verified (the
- *   f32-against-float64 badge), heads, cost, scaling, construct.
+ *   f32-against-float64 badge), heads, cost, scaling, construct, learned (and learned-train,
+ *   its training section).
  *
  * CSS custom properties (set them on the element or any ancestor):
  *   --calc-ink, --calc-paper, --calc-muted, --calc-accent, --calc-cell, --calc-cell-border,
