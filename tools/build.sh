@@ -9,7 +9,10 @@
 #   tools/build.sh asan      the doctest suite with ASan + UBSan and assertions on (build-asan/, clang++-14)
 #   tools/build.sh fuzz      the libFuzzer harnesses of tests/fuzz/ (build-fuzz/, clang++-14)
 # Each build directory is configured on every run with its options: cmake reconfigures
-# incrementally, so a changed option takes effect and an unchanged one costs a second or two.
+# incrementally, so a changed option takes effect and an unchanged one costs a second or two
+# (tests/js/build.test.mjs checks it). These are the project's own builds, for its tests, CI and
+# benchmarks: warnings are errors (ATTN_STRICT) and the native build adds a -march=native core
+# (ATTN_NATIVE_ARCH). A plain `cmake -S . -B build` is a user's portable, warning-tolerant build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -29,14 +32,16 @@ case $what in
   *) echo "usage: tools/build.sh [all|native|wasm|web|dist|asan|fuzz]" >&2; exit 2 ;;
 esac
 
+strict=(-DATTN_STRICT=ON)
+
 if ((native)); then
-  cmake -S . -B build-native -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S . -B build-native -DCMAKE_BUILD_TYPE=Release "${strict[@]}" -DATTN_NATIVE_ARCH=ON >/dev/null
   cmake --build build-native -j"$jobs"
 fi
 
 # The sanitized builds: Debian's clang 14 with its compiler-rt (tools/bootstrap.sh installs
 # both), optimised with debug info for readable reports, without the -march=native second core.
-sanitized=(-DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_NATIVE_ARCH=OFF)
+sanitized=(-DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo "${strict[@]}" -DATTN_NATIVE_ARCH=OFF)
 if ((asan)); then
   cmake -S . -B build-asan "${sanitized[@]}" -DATTN_SANITIZE=ON -DATTN_BUILD_TESTS=ON >/dev/null
   cmake --build build-asan -j"$jobs"
@@ -47,7 +52,7 @@ if ((fuzz)); then
 fi
 
 if ((web)); then
-  emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
+  emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release "${strict[@]}" >/dev/null
   targets=(--target attention_simd attention_scalar)
   ((wasm_tests)) && targets=()
   cmake --build build-wasm -j"$jobs" "${targets[@]}"

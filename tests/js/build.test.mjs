@@ -1,8 +1,14 @@
-// Properties of the built modules: SIMD where promised, none in the fallback, and no eval.
+// Properties of the build: the built modules (SIMD where promised, none in the fallback, no
+// eval); the CMake options of a user's plain build and of the project's own (tools/build.sh),
+// which configures on every run so that a changed option takes effect; the bootstrap's pinned,
+// checksummed xsimd and xtl.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { it } from 'node:test';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 
 const file = (name) => new URL(`../../web/wasm/${name}`, import.meta.url);
 const disassemble = (name) => execFileSync('wasm-objdump', ['-d', file(name).pathname], { maxBuffer: 1 << 28 }).toString();
@@ -28,4 +34,149 @@ it('the ES modules contain no eval or new Function (they run under a CSP without
     assert.doesNotMatch(js, /\beval\(|new Function\(/, name);
     assert.match(js, /export default/, `${name} is an ES module`);
   }
+});
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), 'attn-build-test-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** The cache entries and the compile flags of a configured (not built) build directory. */
+function configured(dir) {
+  const cache = readFileSync(join(dir, 'CMakeCache.txt'), 'utf8');
+  const option = (name) => cache.match(new RegExp(`^${name}:BOOL=(\\w+)$`, 'm'))?.[1];
+  const flags = (target) => {
+    const file = join(dir, 'CMakeFiles', `${target}.dir`, 'flags.make');
+    return existsSync(file) ? readFileSync(file, 'utf8').match(/^CXX_FLAGS = (.*)$/m)[1] : null;
+  };
+  return { option, flags };
+}
+
+describe('CMake options: a user\'s plain build and the project\'s own', () => {
+  const run = (cmd, args, env = {}) => {
+    const r = spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } });
+    assert.equal(r.status, 0, `${cmd} ${args.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
+    return r.stdout;
+  };
+  const realCmake = execFileSync('bash', ['-c', 'command -v cmake'], { encoding: 'utf8' }).trim();
+  // The project seen through symbolic links, so that its build directories are the scratch
+  // folder's own: tools/build.sh finds them (with their CMakeCache.txt) where it always does.
+  const tree = join(scratch, 'tree');
+  mkdirSync(tree);
+  for (const entry of readdirSync(ROOT)) {
+    if (!entry.startsWith('build') && entry !== '.git') symlinkSync(join(ROOT, entry), join(tree, entry));
+  }
+  // tools/build.sh runs this `cmake` from PATH: it records every call and runs a configure of
+  // build-native for real; it builds nothing.
+  const bin = join(scratch, 'bin');
+  const log = join(scratch, 'cmake-calls.log');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, 'cmake'), `#!/usr/bin/env bash
+echo "$*" >> "${log}"
+for a in "$@"; do [[ $a == --build ]] && exit 0; done
+[[ " $* " == *" -B build-native "* ]] || exit 0
+exec "${realCmake}" "$@"
+`);
+  chmodSync(join(bin, 'cmake'), 0o755);
+  const dir = join(tree, 'build-native');
+  const calls = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
+  const buildSh = (target) => run('bash', [join(tree, 'tools/build.sh'), target], { PATH: `${bin}:${process.env.PATH}` });
+
+  it('a plain `cmake -S . -B build` is portable and warning-tolerant: no -march=native, no -Werror', () => {
+    run(realCmake, ['-S', tree, '-B', dir]);
+    const { option, flags } = configured(dir);
+    assert.equal(option('ATTN_STRICT'), 'OFF');
+    assert.equal(option('ATTN_NATIVE_ARCH'), 'OFF');
+    assert.match(flags('attn_core'), /-Wall/);
+    assert.doesNotMatch(flags('attn_core'), /-Werror|-march=native/);
+    assert.equal(flags('attn_core_native'), null, 'no -march=native core');
+    assert.doesNotMatch(flags('attn_bench_native'), /-march=native/);
+  });
+
+  it('tools/build.sh configures on every run, even over an existing CMakeCache.txt: its strict options take effect', () => {
+    assert.ok(existsSync(join(dir, 'CMakeCache.txt')), 'the plain configure above left a cache');
+    for (let pass = 1; pass <= 2; pass++) {
+      rmSync(log, { force: true });
+      buildSh('native');
+      const configure = calls().filter((c) => c.includes('-B build-native'));
+      assert.equal(configure.length, 1, `run ${pass}: ${calls().join(' | ')}`);
+      assert.match(configure[0], /-DATTN_STRICT=ON/);
+      assert.match(configure[0], /-DATTN_NATIVE_ARCH=ON/);
+      const { option, flags } = configured(dir);
+      assert.equal(option('ATTN_STRICT'), 'ON');
+      assert.equal(option('ATTN_NATIVE_ARCH'), 'ON');
+      assert.match(flags('attn_core'), /-Werror/);
+      assert.match(flags('attn_core_native'), /-march=native/);
+      // The native benchmark runs on the -march=native core when the build has one.
+      assert.match(flags('attn_bench_native'), /-march=native/);
+    }
+  });
+
+  it('tools/build.sh configures the sanitized and fuzzing builds on every run, strict and portable', () => {
+    for (const target of ['asan', 'fuzz']) {
+      rmSync(log, { force: true });
+      buildSh(target);
+      const configure = calls().filter((c) => c.includes(`-B build-${target}`));
+      assert.equal(configure.length, 1, `${target}: ${calls().join(' | ')}`);
+      assert.match(configure[0], /-DATTN_STRICT=ON/);
+      assert.match(configure[0], /-DATTN_NATIVE_ARCH=OFF/);
+    }
+  });
+});
+
+describe('tools/bootstrap.sh: xsimd and xtl pinned by version and SHA-256', () => {
+  const script = readFileSync(join(ROOT, 'tools/bootstrap.sh'), 'utf8');
+  const pins = [...script.matchAll(/^\s*"(\S+)\s+(\S+)\s+(pool\/\S+\.deb)\s+([0-9a-f]{64})\s+(\w+)"$/gm)]
+    .map(([, name, version, file, sha256, dir]) => ({ name, version, file, sha256, dir }));
+
+  it('pins an exact version, its pool file and a SHA-256 for each package', () => {
+    assert.deepEqual(pins.map((p) => p.name), ['libxsimd-dev', 'xtl-dev']);
+    for (const p of pins) assert.match(p.file, new RegExp(`/${p.name}_${p.version.replace(/\./g, '\\.')}_(amd64|all)\\.deb$`));
+  });
+
+  // A copy of the script in a project of its own: its .deps/, and npm's stamp already current.
+  const project = (edit = (text) => text) => {
+    const where = mkdtempSync(join(scratch, 'project-'));
+    mkdirSync(join(where, 'tools'));
+    mkdirSync(join(where, 'node_modules'));
+    writeFileSync(join(where, 'tools/bootstrap.sh'), edit(script));
+    cpSync(join(ROOT, 'package-lock.json'), join(where, 'package-lock.json'));
+    cpSync(join(ROOT, 'package-lock.json'), join(where, 'node_modules/.bootstrap-lock'));
+    return where;
+  };
+  const bootstrap = (where) => spawnSync('bash', [join(where, 'tools/bootstrap.sh')], { encoding: 'utf8' });
+
+  it('with the stamps of its pins in .deps/ it fetches nothing', () => {
+    const where = project();
+    for (const p of pins) {
+      mkdirSync(join(where, '.deps', p.dir), { recursive: true });
+      writeFileSync(join(where, '.deps', p.dir, '.pinned'), `${p.name} ${p.version} ${p.sha256}\n`);
+    }
+    const r = bootstrap(where);
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /fetching/);
+  });
+
+  it('fetches the pinned .deb, checks its SHA-256 and refuses one that differs, leaving .deps/ as it was', () => {
+    const xtl = pins.find((p) => p.name === 'xtl-dev');
+    const wrong = xtl.sha256.replace(/^./, (c) => (c === '0' ? '1' : '0'));
+    const where = project((text) => text.replace(xtl.sha256, wrong));
+    // The right xsimd is stamped; xtl is an older unpack that must survive the refusal.
+    const xsimd = pins.find((p) => p.name === 'libxsimd-dev');
+    mkdirSync(join(where, '.deps/xsimd'), { recursive: true });
+    writeFileSync(join(where, '.deps/xsimd/.pinned'), `${xsimd.name} ${xsimd.version} ${xsimd.sha256}\n`);
+    mkdirSync(join(where, '.deps/xtl'), { recursive: true });
+    writeFileSync(join(where, '.deps/xtl/kept'), 'an earlier unpack');
+    const r = bootstrap(where);
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, new RegExp(`xtl-dev ${xtl.version} .* has SHA-256 ${xtl.sha256}, not the pinned ${wrong}\\. Refusing to unpack it\\.`));
+    assert.equal(readFileSync(join(where, '.deps/xtl/kept'), 'utf8'), 'an earlier unpack');
+    assert.ok(!existsSync(join(where, '.deps/xtl/usr')), 'nothing unpacked');
+    // With the right pin it unpacks the headers, stamped.
+    writeFileSync(join(where, 'tools/bootstrap.sh'), script);
+    const again = bootstrap(where);
+    assert.equal(again.status, 0, again.stderr);
+    assert.ok(existsSync(join(where, '.deps/xtl/usr/include/xtl/xtl_config.hpp')));
+    assert.equal(readFileSync(join(where, '.deps/xtl/.pinned'), 'utf8').trim(), `xtl-dev ${xtl.version} ${xtl.sha256}`);
+    assert.ok(!existsSync(join(where, '.deps/xtl/kept')), 'the earlier unpack is replaced whole');
+  });
 });
