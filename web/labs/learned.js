@@ -5,6 +5,7 @@
 // and the text shows where a chosen head looks from a chosen token.
 import { h } from '../calc/dom.js';
 import { COMMIT_MS } from '../calc/grid.js';
+import { lastValidMessage } from '../calc/last-valid.js';
 import { HeadView } from './learned-head.js';
 import { ROLES, ROLE_THRESHOLD, lastRepeat } from './learned-roles.js';
 import { LESSON_SENTENCE, REPEATED_PHRASE, markedText, problemSummary, randomRepeat, unreadable } from './learned-text.js';
@@ -169,7 +170,7 @@ export class LearnedLab {
     if (!run) {
       const said = problems.length ? problemSummary(problems, context - 1) : coreMessage;
       this.input.setAttribute('aria-invalid', 'true');
-      this.message.textContent = `${said[0].toUpperCase()}${said.slice(1)}. Showing the heads of the last text it could read, dimmed: “${this.text}”.`;
+      this.message.textContent = lastValidMessage(`${said[0].toUpperCase()}${said.slice(1)}`, `text’s heads (“${this.text}”)`, { dimmed: true });
       this.echo.replaceChildren(h('span', { class: 'sr-only', text: 'Your text, with what the model cannot read marked: ' }), ...markedText(text, problems));
       this.echo.hidden = problems.length === 0;
       this.element.classList.add('stale');
