@@ -3,7 +3,11 @@
 //
 //   dist/attention-calc.js     the element (an ES module; imports the shared chunks)
 //   dist/chunk-*.js            code shared by the entry points
-//   dist/{heads,cost,scaling,construct}-*.js   the labs, each loaded the first time it is shown
+//   dist/{heads,cost,scaling,construct,learned}-*.js   the labs, each loaded the first time it is shown
+//   dist/learned-train-*.js    "Train in this browser", loaded by the learned-heads panel
+//   dist/labs/learned-worker.js   its module worker (an entry of its own: new Worker(url) needs a file)
+//   dist/labs/learned-train.css   its stylesheet;  dist/learned-heads.bin: the shipped checkpoint,
+//                              where attention.js (bundled into a chunk at the top) looks for it
 //   dist/frame.html, frame.js  the iframe route;  index.html, main.js: the calculator page;
 //   dist/embed.html, embed.js  the embedding guide
 //   dist/wasm/                 the SIMD and scalar WebAssembly builds (.wasm + .mjs glue)
@@ -21,11 +25,13 @@ import { gzipSync } from 'node:zlib';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WEB = join(ROOT, 'web');
 const DIST = join(ROOT, 'dist');
-const ENTRIES = ['attention-calc.js', 'frame.js', 'main.js', 'embed.js'];
+const WORKER = 'labs/learned-worker.js'; // web/labs/learned-train.js starts it from asset(WORKER)
+const ENTRIES = ['attention-calc.js', 'frame.js', 'main.js', 'embed.js', WORKER];
 const COPIED = ['index.html', 'frame.html', 'embed.html', 'style.css', 'frame.css', 'embed.css', 'favicon.svg',
-  'attention.d.ts', 'attention-calc.d.ts', 'calc/calculator.css', 'labs/labs.css', 'wasm'];
+  'attention.d.ts', 'attention-calc.d.ts', 'calc/calculator.css', 'labs/labs.css', 'labs/learned-train.css',
+  'learned-heads.bin', 'wasm'];
 
-for (const required of ['wasm/attention-simd.wasm', 'wasm/attention-scalar.wasm', 'vendor/tex-formulas.js']) {
+for (const required of ['wasm/attention-simd.wasm', 'wasm/attention-scalar.wasm', 'wasm/learned-simd.wasm', 'wasm/learned-scalar.wasm', 'vendor/tex-formulas.js', 'learned-heads.bin']) {
   try {
     statSync(join(WEB, required));
   } catch {
@@ -50,7 +56,7 @@ const noNodeBuiltins = {
 
 rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
-await build({
+const { metafile } = await build({
   entryPoints: ENTRIES.map((e) => join(WEB, e)),
   outdir: DIST,
   bundle: true,
@@ -61,13 +67,14 @@ await build({
   legalComments: 'none',
   chunkNames: '[name]-[hash]', // at the top level, beside the entries: import.meta.url stays valid
   plugins: [noNodeBuiltins],
+  metafile: true, // which chunks each entry and lazy chunk imports: the learned panel's sizes below
   logLevel: 'warning',
 });
 // Copies, never links: dist/ files are rewritten below and must not write through to web/.
 for (const path of COPIED) cpSync(join(WEB, path), join(DIST, path), { recursive: true, dereference: true });
 // Emscripten's JS glue comes out readable, the stylesheet commented: minified, each is a quarter
 // smaller over the wire.
-const minified = [...readdirSync(join(DIST, 'wasm')).filter((n) => n.endsWith('.mjs')).map((n) => join(DIST, 'wasm', n)), join(DIST, 'calc/calculator.css'), join(DIST, 'labs/labs.css')];
+const minified = [...readdirSync(join(DIST, 'wasm')).filter((n) => n.endsWith('.mjs')).map((n) => join(DIST, 'wasm', n)), join(DIST, 'calc/calculator.css'), join(DIST, 'labs/labs.css'), join(DIST, 'labs/learned-train.css')];
 for (const path of minified) {
   const loader = path.endsWith('.css') ? 'css' : 'js';
   const { code } = await transform(readFileSync(path, 'utf8'), { loader, format: loader === 'js' ? 'esm' : undefined, target: 'es2022', minify: true, legalComments: 'none' });
@@ -88,9 +95,29 @@ const kb = ([raw, gz]) => `${(raw / 1000).toFixed(1)} KB raw, ${(gz / 1000).toFi
 const ourJs = all.filter((f) => f.endsWith('.js'));
 // The widget is everything but the three pages' own entry points; the labs' chunks load only
 // when a widget's panels name them.
-const pageEntries = ENTRIES.filter((e) => e !== 'attention-calc.js').map((e) => join(DIST, e));
-const widgetJs = ourJs.filter((f) => !pageEntries.includes(f));
+const pageEntries = ENTRIES.filter((e) => e !== 'attention-calc.js' && e !== WORKER).map((e) => join(DIST, e));
+const widgetJs = ourJs.filter((f) => !pageEntries.includes(f) && f !== join(DIST, WORKER));
+// The learned-heads panel's files, each fetched only once the panel is shown (the training chunk
+// and the worker: once "Train in this browser" is pressed), from esbuild's record of which chunks
+// each entry and lazy chunk imports: the files only they load, beyond the element's own.
+const outputs = metafile.outputs;
+const outputOf = (entry) => Object.keys(outputs).find((out) => outputs[out].entryPoint === `web/${entry}`);
+const closure = (out, seen = new Set()) => {
+  if (!out || seen.has(out)) return seen;
+  seen.add(out);
+  for (const i of outputs[out].imports) if (i.kind === 'import-statement') closure(i.path, seen);
+  return seen;
+};
+const beyond = (set, ...loaded) => [...set].filter((f) => !loaded.some((l) => l.has(f))).map((out) => join(ROOT, out));
+const elementFiles = closure(outputOf('attention-calc.js'));
+const otherLabs = ['heads', 'cost', 'scaling', 'construct'].map((lab) => closure(outputOf(`labs/${lab}.js`)));
+const panelSet = closure(outputOf('labs/learned.js')), trainSet = closure(outputOf('labs/learned-train.js')), workerSet = closure(outputOf(WORKER));
+const panelFiles = beyond(panelSet, elementFiles), trainFiles = beyond(trainSet, elementFiles, panelSet);
+const workerFiles = beyond(workerSet, elementFiles, panelSet, trainSet);
+const learnedOnly = beyond(new Set([...panelSet, ...trainSet, ...workerSet]), elementFiles, ...otherLabs);
 const labChunks = widgetJs.filter((f) => /\/(heads|cost|scaling|construct)-[^/]*\.js$/.test(f));
+// The four labs of the lesson's second half; the learned panel is reported on its own below.
+const fourLabsJs = widgetJs.filter((f) => !learnedOnly.includes(f));
 const css = [join(DIST, 'calc/calculator.css')];
 const labCss = [join(DIST, 'labs/labs.css')];
 const simd = all.filter((f) => /attention-simd\.(wasm|mjs)$/.test(f));
@@ -100,17 +127,30 @@ const scalar = all.filter((f) => /attention-scalar\.(wasm|mjs)$/.test(f));
 // Formulas are MathML in the JS: no fonts. tests/browser/budget.test.mjs measures the same in
 // Chromium; the budgets are checked there and here.
 const larger = (files) => [measure([...files, ...simd]), measure([...files, ...scalar])].sort((a, b) => b[1] - a[1])[0];
-const calculator = larger([...widgetJs.filter((f) => !labChunks.includes(f)), ...css]);
-const withLabs = larger([...widgetJs, ...css, ...labCss]);
+const calculator = larger([...fourLabsJs.filter((f) => !labChunks.includes(f)), ...css]);
+const withLabs = larger([...fourLabsJs, ...css, ...labCss]);
 console.log(`dist/ written: ${all.length} files`);
-console.log(`  widget JS, calculator only:                   ${kb(measure(widgetJs.filter((f) => !labChunks.includes(f))))}`);
-console.log(`  widget JS with the four labs:                 ${kb(measure(widgetJs))}`);
+console.log(`  widget JS, calculator only:                   ${kb(measure(fourLabsJs.filter((f) => !labChunks.includes(f))))}`);
+console.log(`  widget JS with the four labs:                 ${kb(measure(fourLabsJs))}`);
 console.log(`  all our JS (with the page, frame and guide):  ${kb(measure(ourJs))}`);
 console.log(`  stylesheets, calculator and labs:             ${kb(measure(css))}, ${kb(measure(labCss))}`);
 console.log(`  wasm SIMD build (.wasm + .mjs glue):          ${kb(measure(simd))}`);
 console.log(`  wasm scalar build (.wasm + .mjs glue):        ${kb(measure(scalar))}`);
 console.log(`  one embed, every calculator chunk:            ${kb(calculator)} (budget: 150 KB gzip)`);
 console.log(`  one embed with all four labs:                 ${kb(withLabs)}`);
+const learnedSimd = all.filter((f) => /learned-simd\.(wasm|mjs)$/.test(f)), learnedScalar = all.filter((f) => /learned-scalar\.(wasm|mjs)$/.test(f));
+const checkpoint = [join(DIST, 'learned-heads.bin')];
+const names = (list) => list.map((f) => f.slice(DIST.length + 1)).join(', ');
+console.log('  the learned-heads panel (panels="learned"), each part loaded only when shown, beyond the calculator\'s files:');
+console.log(`    panel chunk (${names(panelFiles)}):  ${kb(measure(panelFiles))}`);
+console.log(`    training chunk (${names(trainFiles)}), its stylesheet:  ${kb(measure(trainFiles))}, ${kb(measure([join(DIST, 'labs/learned-train.css')]))}`);
+console.log(`    worker (${names(workerFiles)}):  ${kb(measure(workerFiles))}`);
+console.log(`    learned wasm, SIMD / scalar (.wasm + .mjs):  ${kb(measure(learnedSimd))} / ${kb(measure(learnedScalar))}`);
+console.log(`    checkpoint (learned-heads.bin):  ${kb(measure(checkpoint))}`);
+if (panelFiles.length === 0 || trainFiles.length === 0 || workerFiles.length === 0) {
+  console.error('dist/: the learned panel, its training chunk or its worker is not a file of its own');
+  process.exitCode = 1;
+}
 // Static sums that count every shared chunk, also those only the pages use, and the chunks
 // that load only with their panel (plot, checks, exporters, practice): an upper bound. What one
 // embed transfers, panels="weights" (110 KB) included, is measured in the browser by

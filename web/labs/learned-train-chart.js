@@ -24,10 +24,11 @@ export function swatch(series) {
  * @param {{ name: string, className: string, dashed?: boolean, points: { step: number, value: number }[] }[]} o.series
  * @param {number} o.steps       at least this many steps on the x-axis
  * @param {number} o.chance      a reference line: the loss of a uniform guess, ln(vocabulary)
+ * @param {string} o.chanceText  its label
  * @param {{ step: number, text: string }[]} [o.markers]  vertical marks (the phase change)
  * @param {string} o.label       the accessible name
  */
-export function lossChart({ series, steps, chance, markers = [], label }) {
+export function lossChart({ series, steps, chance, chanceText, markers = [], label }) {
   const values = series.flatMap((s) => s.points.map((p) => p.value)).filter(Number.isFinite);
   const xStep = niceStep(Math.max(steps, 500)), xMax = Math.ceil(Math.max(steps, 500) / xStep) * xStep;
   const yMax = Math.ceil(Math.max(chance, ...values) * 2) / 2;
@@ -56,7 +57,7 @@ export function lossChart({ series, steps, chance, markers = [], label }) {
   // A uniform guess over the vocabulary: where both copies start.
   root.append(
     svg('line', { x1: LEFT, x2: LEFT + PLOT_W, y1: Y(chance), y2: Y(chance), stroke: 'currentColor', 'stroke-opacity': 0.45, 'stroke-dasharray': '1 3' }),
-    svg('text', { x: LEFT + PLOT_W - 2, y: Y(chance) - 3, 'text-anchor': 'end', fill: 'currentColor', 'fill-opacity': 0.8, text: `guessing: ln 28 ≈ ${chance.toFixed(2)}` }));
+    svg('text', { x: LEFT + PLOT_W - 2, y: Y(chance) + 11, 'text-anchor': 'end', fill: 'currentColor', text: chanceText }));
   for (const m of markers) {
     root.append(
       svg('line', { x1: X(m.step), x2: X(m.step), y1: TOP, y2: TOP + PLOT_H, stroke: 'currentColor', 'stroke-opacity': 0.6, 'stroke-dasharray': '3 2' }),

@@ -12,8 +12,8 @@ const VOCABULARY = 28;              // the model's output classes: a–z, space 
 const CHANCE = Math.log(VOCABULARY); // the loss of a uniform guess, where training starts
 const MAX_SEED = 4294967295;
 const MODELS = {
-  sqrt: { key: 'sqrt', scale: 'sqrt', name: 'with √d_k', dashed: false },
-  none: { key: 'none', scale: 'none', name: 'no √d_k scaling', dashed: true },
+  sqrt: { key: 'sqrt', scale: 'sqrt', name: 'with √d_k', choice: 'the scaled model (with √d_k)', dashed: false },
+  none: { key: 'none', scale: 'none', name: 'no √d_k scaling', choice: 'the unscaled model (no √d_k scaling)', dashed: true },
 };
 const LESSON_CLAIM = 'The lesson says: forgetting the scale with large d_k makes training sluggish, because the softmax saturates.';
 
@@ -52,11 +52,16 @@ export class TrainingPanel {
       h('legend', { text: 'Heads shown above' }),
       ...Object.values(MODELS).map((m) => h('label', {},
         h('input', { type: 'radio', name: `${id}-shown`, value: m.key, checked: m.key === 'sqrt', on: { change: () => this.#show(m.key) } }),
-        ` the model ${m.name}`)));
+        ` ${m.choice}`)));
     this.progressLine = h('p', { class: 'train-progress' });
     this.chartBox = h('div', { class: 'train-chart-box' });
     this.legend = h('ul', { class: 'train-legend', 'aria-label': 'Lines of the chart' });
     this.summary = h('p', { class: 'train-summary', id: `${id}-summary` });
+    this.goalsHead = h('tr');
+    this.goalsBody = h('tbody');
+    this.goalsTable = h('table', { class: 'train-goals', hidden: true },
+      h('caption', { text: 'The goals, measured every 250 steps on 64 generated strings' }),
+      h('thead', {}, this.goalsHead), this.goalsBody);
     this.compareResult = h('p', { class: 'train-compare-result', hidden: true });
     this.status = h('p', { class: 'train-status', role: 'status' });
     this.error = h('p', { class: 'train-error', role: 'alert' });
@@ -83,7 +88,8 @@ export class TrainingPanel {
       h('div', { class: 'train-controls' },
         h('span', { class: 'train-seed-box' }, h('label', { for: `${id}-seed`, text: 'Seed' }), this.seedInput, this.seedError),
         this.trainButton, this.compareButton, this.stopButton, this.resumeButton, this.resetButton),
-      this.shownChoice, this.progressLine, this.status, this.error, this.figure, this.compareResult);
+      this.shownChoice, this.progressLine, this.status, this.error, this.compareResult,
+      h('div', { class: 'train-results' }, this.figure, h('div', { class: 'train-table-box train-goals-box' }, this.goalsTable)));
     this.#render();
   }
 
@@ -225,6 +231,7 @@ export class TrainingPanel {
       case 'check':
         if (!m) return;
         m.goals = message.goals;
+        m.checked = message.step;
         m.config = message.config;
         if (message.step > 0) {
           const last = m.points.at(-1);
@@ -309,7 +316,7 @@ export class TrainingPanel {
     const steps = Math.max(...models.map((m) => m.step));
     const markers = models.filter((m) => m.phase !== null).map((m) => ({ step: m.phase, text: models.length > 1 ? `${m.dashed ? 'no scale' : '√d_k'}: drop` : 'phase change' }));
     this.chartBox.replaceChildren(lossChart({
-      series, steps, chance: CHANCE, markers,
+      series, steps, chance: CHANCE, chanceText: `a uniform guess: ln ${VOCABULARY} ≈ ${f2(CHANCE)}`, markers,
       label: `Training loss against steps, ${series.map((s) => s.name).join(', ')}`,
     }));
     this.chartBox.firstChild.setAttribute('aria-describedby', this.summary.id);
@@ -323,20 +330,43 @@ export class TrainingPanel {
         const r = m.rows.find((x) => x.step === step);
         return [h('td', { text: r ? f2(r.first) : '' }), h('td', { text: r ? f2(r.second) : '' })];
       }))));
+    this.#drawGoals(models);
     this.#drawComparison();
+  }
+
+  // Each goal, its threshold, and each model's latest measurement against it.
+  #drawGoals(models) {
+    const measured = models.filter((m) => m.goals);
+    this.goalsTable.hidden = measured.length === 0;
+    if (measured.length === 0) return;
+    this.goalsHead.replaceChildren(h('th', { scope: 'col', text: 'goal' }),
+      ...measured.map((m) => h('th', { scope: 'col', text: `${measured.length > 1 ? `${m.name}, ` : ''}step ${m.checked}` })));
+    const rows = [
+      ['previous-token score, layer 1', `≥ ${GOALS.previousToken}`, (g) => [f2(g.previousToken), g.previousToken >= GOALS.previousToken]],
+      ['induction score, layer 2', `≥ ${GOALS.induction}`, (g) => [f2(g.induction), g.induction >= GOALS.induction]],
+      ['attention-sink score', `≥ ${GOALS.firstToken}`, (g) => [f2(g.firstToken), g.firstToken >= GOALS.firstToken]],
+      ['second copy\'s loss / first copy\'s', `≤ ${percent(GOALS.ratio)}`, (g) => [percent(g.ratio), g.ratio <= GOALS.ratio]],
+    ];
+    this.goalsBody.replaceChildren(...rows.map(([name, threshold, value]) => h('tr', {},
+      h('th', { scope: 'row', text: `${name} ${threshold}` }),
+      ...measured.map((m) => {
+        const [text, met] = value(m.goals);
+        return h('td', { class: met ? 'goal-met' : 'goal-unmet', text: `${text} ${met ? '✓ met' : '✗ not yet'}` });
+      }))));
   }
 
   // The text alternative of one model's curves: the latest values, the drop, the goals.
   #describe(m) {
     const last = m.points.at(-1);
     const who = this.models.size > 1 ? `The model ${m.name}: ` : '';
-    if (!last) return `${who}no steps yet (both copies start near ${f2(CHANCE)} nats, a uniform guess).`;
+    const at = this.models.size > 1 ? 'at' : 'At';
+    if (!last) return `${who}${at} step 0 (both copies start near ${f2(CHANCE)} nats, a uniform guess).`;
     const drop = m.phase === null
       ? 'the second copy\'s loss has not yet fallen below half the first copy\'s.'
       : `the second copy's loss fell below half the first copy's at step ${m.phase}.`;
     const g = m.goals;
     const goals = g ? ` Goals measured at the last check: previous-token ${f2(g.previousToken)}, induction ${f2(g.induction)}, attention sink ${f2(g.firstToken)}, second copy's loss ${percent(g.ratio)} of the first's.` : '';
-    return `${who}at step ${last.step}, first copy ${f2(last.first)} nats, second copy ${f2(last.second)} nats; ${drop}${goals}`;
+    return `${who}${at} step ${last.step}, first copy ${f2(last.first)} nats, second copy ${f2(last.second)} nats; ${drop}${goals}`;
   }
 
   // With both models: what was measured, whatever it shows, beside the lesson's claim.
