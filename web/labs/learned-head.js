@@ -4,7 +4,7 @@
 // weights of each query). Clicking the heatmap, or Enter on it, follows this head in the text.
 import { h, svg } from '../calc/dom.js';
 import { format } from '../calc/format.js';
-import { heatmapSvg } from '../calc/heatmap.js';
+import { colour, heatmapSvg } from '../calc/heatmap.js';
 import { ROLES, ROLE_THRESHOLD, roleLabels, tokenLabel, topKeys } from './learned-roles.js';
 import { scrollBox } from './scroll-cue.js';
 
@@ -36,7 +36,7 @@ export class HeadView {
       on: { click: () => this.onSelect(null) },
     });
     this.table = h('div', { class: 'top-weights' });
-    this.details = h('details', { class: 'head-details' },
+    this.details = h('details', { class: 'head-details', on: { toggle: () => { if (this.details.open && !this.tableDrawn) this.#table(); } } },
       h('summary', { text: `${this.name}: top weights of each token (text)` }), this.table);
     this.element = h('figure', { class: 'learned-head', dataset: { layer: layer + 1, head: head + 1 } },
       this.caption, this.mapBox, this.readout, this.followButton, this.details);
@@ -49,6 +49,9 @@ export class HeadView {
    * @param {import('../attention.js').LearnedHead} o.data
    */
   update({ tokens, data }) {
+    // The same tokens (a model in training, re-run every few hundred steps): recolour the cells
+    // in place, which keeps the main thread free, instead of drawing the map again.
+    const same = this.map && this.tokens.length === tokens.length && this.tokens.every((t, k) => t === tokens[k]);
     this.tokens = tokens;
     this.data = data;
     const labels = tokens.map(tokenLabel);
@@ -63,8 +66,18 @@ export class HeadView {
       text: `${r.score} ${data[r.key] === null ? 'n/a (no repeated token)' : format(data[r.key], 3)}`,
     })));
 
-    const hidden = data.weights.map((row, i) => row.map((_, j) => j > i));
-    const map = heatmapSvg(data.weights, hidden, { title: this.name, cell: CELL, values: false, rowLabels: labels, colLabels: labels });
+    this.tableDrawn = false;
+    if (this.details.open) this.#table();
+    if (same) {
+      this.#recolour(data.weights);
+      if (this.shownAt) this.#show(this.shownAt, this.cursorMark.getAttribute('visibility') === 'visible');
+      return;
+    }
+
+    // The causal mask's cells are hatched by one path drawn here, not one per cell: at 33 tokens
+    // that halves the time to draw the four maps.
+    const visible = data.weights.map((row) => row.map(() => false));
+    const map = heatmapSvg(data.weights, visible, { title: this.name, cell: CELL, values: false, rowLabels: labels, colLabels: labels });
     // The name outside checks use is exactly "Layer L head H"; the caption (role, scores) describes it.
     map.setAttribute('aria-label', this.name);
     map.setAttribute('aria-describedby', this.captionId);
@@ -73,8 +86,14 @@ export class HeadView {
     const cells = [...map.querySelectorAll('rect')].slice(0, n * n);
     this.geometry = { left: Number(cells[0].getAttribute('x')) - 1, top: Number(cells[0].getAttribute('y')) - 1, n };
     this.cells = cells;
+    const { left, top } = this.geometry;
+    let hatch = '';
+    for (let i = 0; i < n; i++) {
+      for (let j = i + 1; j < n; j++) hatch += `M${left + j * CELL + 3} ${top + (i + 1) * CELL - 3}l${CELL - 6} ${6 - CELL}`;
+    }
+    if (hatch) map.append(svg('path', { class: 'masked', d: hatch, stroke: '#9aa4b0', 'stroke-width': 1.2 }));
     // The focused query's row, on every head: where the text's highlight reads from.
-    const { left } = this.geometry;
+
     this.focusRow = svg('rect', { class: 'focus-row', x: left, width: n * CELL, height: CELL, fill: 'none', rx: 2 });
     map.append(this.focusRow);
     this.cursorMark = svg('rect', { class: 'cell-cursor', width: CELL, height: CELL, fill: 'none', rx: 2, visibility: 'hidden' });
@@ -93,7 +112,16 @@ export class HeadView {
     this.map = map;
     this.mapBox.replaceChildren(scrollBox(map, { label: `${this.name}, scrolls sideways` }));
     this.readout.textContent = '';
-    this.#table(labels);
+  }
+
+  #recolour(weights) {
+    const n = weights.length;
+    this.cells.forEach((rect, k) => {
+      const w = weights[Math.floor(k / n)][k % n];
+      rect.setAttribute('fill', colour(w));
+      const title = rect.querySelector('title');
+      if (title) title.textContent = title.textContent.replace(/[^ ]+$/, format(w, 3));
+    });
   }
 
   /** Whether the text follows this head, and the focused query (outlined as a row). */
@@ -104,8 +132,11 @@ export class HeadView {
     this.focusRow.setAttribute('y', this.geometry.top + focus * CELL);
   }
 
-  #table(labels) {
+  // Drawn when first opened, and again on a new run only while open.
+  #table() {
+    this.tableDrawn = true;
     const { weights } = this.data;
+    const labels = this.labels;
     this.table.replaceChildren(h('table', { class: 'top-weights-table' },
       h('caption', { class: 'sr-only', text: `${this.name}: the ${TOP_KEYS} largest weights of each token` }),
       h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'From token' }), h('th', { scope: 'col', text: `Looks most at (weight), top ${TOP_KEYS}` }))),
@@ -131,6 +162,7 @@ export class HeadView {
 
   // The query, the key and the weight of a cell, in words, with a frame on the cell.
   #show(at, pointer = false) {
+    this.shownAt = at;
     if (!at) {
       this.cursorMark.setAttribute('visibility', 'hidden');
       this.readout.textContent = '';
@@ -160,6 +192,8 @@ export class HeadView {
       const next = moves[e.key];
       this.cursor = { i: Math.min(n - 1, Math.max(0, next.i)), j: Math.min(n - 1, Math.max(0, next.j)) };
       this.#show(this.cursor);
+      // On a phone the map scrolls in its box: keep the cursor in sight.
+      this.cursorMark.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     } else if (e.key === 'Enter' || e.key === ' ') {
       this.onSelect(this.cursor ? this.cursor.i : null);
     } else {
