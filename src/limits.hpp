@@ -46,4 +46,23 @@ inline constexpr std::size_t kMaxTimingRepeats = 1000;
 // Words of a constructed head's sentence (construct.hpp).
 inline constexpr std::size_t kMaxConstructTokens = 16;
 
+// --- the learned heads (src/learned/): a model's sizes, a trainer's batch and context
+
+inline constexpr std::size_t kMaxLearnedLayers = 4;
+inline constexpr std::size_t kMaxLearnedHeads = 8;
+inline constexpr std::size_t kMinLearnedDModel = 4;
+inline constexpr std::size_t kMaxLearnedDModel = 128;
+// Tokens a model reads, BOS included.
+inline constexpr std::size_t kMinLearnedContext = 2;
+inline constexpr std::size_t kMaxLearnedContext = 128;
+// A trainer's context on the copy task: BOS, a prefix, a string of at least 2 letters, the
+// string again and filler need 7 tokens. Its sequences of distinct letters (task.hpp) repeat
+// one string and use each of the 27 symbols at most once elsewhere: context − 1 − |s| ≤ 27 with
+// 2·|s| ≤ context − 1, so context ≤ 1 + 27 + 27 = 55.
+inline constexpr std::size_t kMinTrainingContext = 7;
+inline constexpr std::size_t kMaxTrainingContext = 55;
+inline constexpr std::size_t kMaxTrainingBatch = 256;
+// Optimisation steps in one call of Trainer::step (a page runs them between frames).
+inline constexpr std::size_t kMaxStepsPerCall = 100000;
+
 }  // namespace attn::limits

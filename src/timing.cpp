@@ -31,9 +31,9 @@ double monotonic_seconds() {
 }  // namespace
 
 TimingResult time_attention(const TimingOptions& options) {
-  validate_range("n", options.n, 1, kMaxTimingN);
+  validate_range("n", options.n, 1, limits::kMaxTimingN);
   validate_range("d", options.d, 1, limits::kMaxCols);
-  validate_range("repeats", options.repeats, 1, kMaxTimingRepeats);
+  validate_range("repeats", options.repeats, 1, limits::kMaxTimingRepeats);
   Rng rng(options.seed);
   const Matrix q = normals(options.n, options.d, rng);
   const Matrix k = normals(options.n, options.d, rng);

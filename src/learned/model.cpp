@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "../error.hpp"
+#include "../limits.hpp"
 #include "../kernels/matmul.hpp"
 #include "head.hpp"
 #include "kernels/backward.hpp"
@@ -27,14 +28,19 @@ float ModelConfig::scale_factor() const {
 }
 
 void validate(const ModelConfig& c) {
-  if (c.layers < 1 || c.layers > 4) throw Error(range_message("layers", c.layers, 1, 4));
-  if (c.heads < 1 || c.heads > 8) throw Error(range_message("heads", c.heads, 1, 8));
-  if (c.d_model < 4 || c.d_model > 128) throw Error(range_message("dModel", c.d_model, 4, 128));
+  using namespace limits;
+  if (c.layers < 1 || c.layers > kMaxLearnedLayers) throw Error(range_message("layers", c.layers, 1, kMaxLearnedLayers));
+  if (c.heads < 1 || c.heads > kMaxLearnedHeads) throw Error(range_message("heads", c.heads, 1, kMaxLearnedHeads));
+  if (c.d_model < kMinLearnedDModel || c.d_model > kMaxLearnedDModel) {
+    throw Error(range_message("dModel", c.d_model, kMinLearnedDModel, kMaxLearnedDModel));
+  }
   if (c.d_model % c.heads != 0) {
     throw Error("dModel (" + std::to_string(c.d_model) + ") must be a multiple of heads (" +
                 std::to_string(c.heads) + "): each head gets dModel / heads dimensions");
   }
-  if (c.context < 2 || c.context > 128) throw Error(range_message("context", c.context, 2, 128));
+  if (c.context < kMinLearnedContext || c.context > kMaxLearnedContext) {
+    throw Error(range_message("context", c.context, kMinLearnedContext, kMaxLearnedContext));
+  }
 }
 
 Layout::Layout(const ModelConfig& c) {

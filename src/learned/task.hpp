@@ -21,10 +21,6 @@ struct TaskConfig {
   double distinct_share = 0.0;
 };
 
-// The longest context whose copy-task sequences can have distinct letters apart from the repeat:
-// 1 + 27 symbols + a second copy of a string of at most 27 letters.
-inline constexpr std::size_t kMaxDistinctContext = 55;
-
 // The string lengths used for a context: at most (context − 1)/2, and long enough that a
 // sequence of distinct letters apart from the repeat fits in 27 symbols.
 TaskConfig task_for(std::size_t context);

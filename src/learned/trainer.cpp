@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "../error.hpp"
+#include "../limits.hpp"
 #include "../kernels/softmax.hpp"
 #include "kernels/backward.hpp"
 #include "vocabulary.hpp"
@@ -47,13 +48,16 @@ TrainerOptions recipe() {
 
 void validate(const TrainerOptions& o) {
   validate(o.model);
-  if (o.batch < 1 || o.batch > 256) {
-    throw Error("batch must be between 1 and 256, got " + std::to_string(o.batch));
+  if (o.batch < 1 || o.batch > limits::kMaxTrainingBatch) {
+    throw Error("batch must be between 1 and " + std::to_string(limits::kMaxTrainingBatch) + ", got " +
+                std::to_string(o.batch));
   }
   if (!(o.learning_rate > 0.0f) || !(o.learning_rate <= 1.0f)) {
     throw Error("learningRate must be a number greater than 0 and at most 1");
   }
-  if (o.model.context < 7) throw Error("context must be at least 7 for the copy task");
+  if (o.model.context < limits::kMinTrainingContext) {
+    throw Error("context must be at least " + std::to_string(limits::kMinTrainingContext) + " for the copy task");
+  }
   if (!(o.task.distinct_share >= 0.0 && o.task.distinct_share <= 1.0)) {
     throw Error("the share of distinct-letter sequences must be between 0 and 1");
   }
@@ -64,7 +68,7 @@ void validate(const TrainerOptions& o) {
   // A distinct-letter sequence repeats one string and uses each of the 27 symbols at most once
   // elsewhere: context − 1 − |s| ≤ 27 with 2·|s| ≤ context − 1, so context ≤ 55.
   if (o.task.distinct_share > 0.0 && o.model.context - 1 - t.max_length > kSymbols.size()) {
-    throw Error("context must be at most " + std::to_string(kMaxDistinctContext) +
+    throw Error("context must be at most " + std::to_string(limits::kMaxTrainingContext) +
                 " for the copy task: its sequences of distinct letters do not fit a longer one");
   }
 }
