@@ -14,6 +14,7 @@ import { startServer } from '../../tools/serve.mjs';
 import { copyText, generator } from '../../tools/train-goals.mjs';
 import { loadAttention } from '../../web/attention.js';
 import { format } from '../../web/calc/format.js';
+import { colour } from '../../web/calc/heatmap.js';
 import { openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
@@ -353,6 +354,11 @@ describe('issue 14: look inside a trained model', () => {
     assert.match(await source.textContent(), /^Heads of the shipped checkpoint/);
     const run = model.run('abcdefgh abcdefgh');
     assert.ok((await caption('Layer 2 head 2').textContent()).includes(format(run.layers[1].heads[1].induction, 3)));
+    // The same tokens: the maps were recoloured in place, every cell to the shipped weights.
+    for (const [l, i] of [[0, 0], [1, 1]]) {
+      const fills = await map(`Layer ${l + 1} head ${i + 1}`).locator('rect').evaluateAll((rects, n) => rects.slice(0, n * n).map((r) => r.getAttribute('fill')), 18);
+      assert.deepEqual(fills, run.layers[l].heads[i].weights.flat().map(colour));
+    }
     assert.deepEqual(problems, []);
   });
 });
