@@ -91,7 +91,7 @@ export class HeadView {
     for (let i = 0; i < n; i++) {
       for (let j = i + 1; j < n; j++) hatch += `M${left + j * CELL + 3} ${top + (i + 1) * CELL - 3}l${CELL - 6} ${6 - CELL}`;
     }
-    if (hatch) map.append(svg('path', { class: 'masked', d: hatch, stroke: '#9aa4b0', 'stroke-width': 1.2 }));
+    if (hatch) map.append(svg('path', { class: 'masked', d: hatch, stroke: '#9aa4b0', 'stroke-width': 1, 'stroke-opacity': 0.7 }));
     // The focused query's row, on every head: where the text's highlight reads from.
 
     this.focusRow = svg('rect', { class: 'focus-row', x: left, width: n * CELL, height: CELL, fill: 'none', rx: 2 });
