@@ -17,7 +17,7 @@ export class TokenStrip {
     });
     this.says = h('p', { class: 'look-readout', role: 'status' });
     this.element = h('div', { class: 'token-view' },
-      h('p', { class: 'hint', text: 'Pick the focused token with the arrow keys or a click; the highlight shows where the followed head looks from it.' }),
+      h('p', { class: 'hint', text: 'Pick the focused token (orange frame) with the arrow keys or a click. Each token up to it is tinted by the weight the followed head gives it from there, the largest framed; a dotted underline marks the token after the previous occurrence of the focused one, where an induction head looks.' }),
       this.strip, this.says);
   }
 
