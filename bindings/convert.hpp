@@ -15,14 +15,16 @@
 #include <type_traits>
 #include <vector>
 
+#include "cost.hpp"
 #include "error.hpp"
+#include "limits.hpp"
 
 namespace attn::bindings {
 
 using emscripten::val;
 
 // The largest whole number a double (a JS number) holds exactly, with every smaller one: 2⁵³ − 1.
-inline constexpr double kMaxExactInteger = 9007199254740991.0;
+inline constexpr double kMaxExactInteger = double(attn::limits::kMaxExactCount);
 
 // Integers arrive as doubles. attention.js checks each against its documented range first; this
 // is the last line before the narrowing, so a value that slipped past cannot wrap (2³² + 1 heads
@@ -45,10 +47,7 @@ inline std::uint64_t seed_arg(const val& args) { return whole_number<std::uint64
 
 // A count for JS: refused unless a double holds it exactly (a wrong last digit is worse than an error).
 inline double exact_count(std::uint64_t value, const std::string& what) {
-  if (double(value) > kMaxExactInteger) {
-    throw attn::Error(what + " is " + std::to_string(value) +
-                      ", over 2^53 − 1 = 9007199254740991, the largest whole number a JS number holds exactly; use smaller sizes");
-  }
+  if (value > attn::limits::kMaxExactCount) throw attn::Error(attn::count_too_large(what + " " + std::to_string(value)));
   return double(value);
 }
 

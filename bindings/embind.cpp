@@ -33,6 +33,7 @@
 #include "statistics.hpp"
 #include "kernels/streaming_attention.hpp"
 #include "timing.hpp"
+#include "validate.hpp"
 
 #include "convert.hpp"
 
@@ -52,22 +53,45 @@ std::vector<float> floats_arg(const val& args, const char* key) {
   return emscripten::convertJSArrayToNumberVector<float>(v);
 }
 
+// The union mask: { maskCausal: bool, maskKeys: m flags or empty, maskHidden: n×m flags or empty }.
 attn::Mask mask_arg(const val& args) {
-  const std::string kind = args["maskKind"].as<std::string>();
-  if (kind == "causal") return attn::Mask::causal();
-  if (kind == "none") return attn::Mask::none();
-  auto hidden = emscripten::convertJSArrayToNumberVector<std::uint8_t>(args["maskHidden"]);
-  if (kind == "key_padding") return attn::Mask::key_padding(std::move(hidden));
-  if (kind == "custom") return attn::Mask::custom(std::move(hidden));
-  throw attn::Error("unknown mask kind " + kind);
+  attn::Mask mask;
+  mask.is_causal = args["maskCausal"].as<bool>();
+  mask.padded_keys = emscripten::convertJSArrayToNumberVector<std::uint8_t>(args["maskKeys"]);
+  mask.hidden_pairs = emscripten::convertJSArrayToNumberVector<std::uint8_t>(args["maskHidden"]);
+  return mask;
 }
 
+// 'sqrt', 'dk' or 'none' (attention.hpp's Scaling, by its to_string name).
+attn::Scaling scaling_arg(const val& args) {
+  const std::string name = args["scaling"].as<std::string>();
+  for (attn::Scaling s : {attn::Scaling::sqrt_dk, attn::Scaling::dk, attn::Scaling::none}) {
+    if (name == attn::to_string(s)) return s;
+  }
+  throw attn::Error("scale must be 'sqrt', 'dk', 'none' or a number, got '" + name + "'");
+}
+
+// args: { n, m, maskCausal, maskKeys, maskHidden } → { hidden: n×m MaskReason bits }: the mask
+// alone, so a page can show why each cell is hidden even while Q, K or V cannot be computed.
+val mask_reasons(val args) {
+  return guarded([&] {
+    const std::size_t n = size_arg(args, "n"), m = size_arg(args, "m");
+    attn::validate_score_shape(n, m);
+    const attn::Mask mask = mask_arg(args);
+    attn::validate_mask(mask, n, m);
+    val out = val::object();
+    out.set("hidden", uint8_array(attn::expand_mask(mask, n, m)));
+    return out;
+  });
+}
+
+// Every field under its JS name (attention.d.ts); hidden holds the MaskReason bits per cell.
 val attention_result(const attn::AttentionResult& r) {
   val out = val::object();
   out.set("scale", r.scale);
   out.set("scores", float32_array(r.scores.data));
+  out.set("scaledBeforeMask", float32_array(r.scaled_before_mask.data));
   out.set("scaled", float32_array(r.scaled.data));
-  out.set("masked", float32_array(r.masked.data));
   out.set("rowMax", float32_array(r.row_max));
   out.set("exp", float32_array(r.exp.data));
   out.set("rowSum", float32_array(r.row_sum));
@@ -78,8 +102,8 @@ val attention_result(const attn::AttentionResult& r) {
   return out;
 }
 
-// args: { q, qRows, qCols, k, kRows, kCols, v, vRows, vCols, maskKind, maskHidden,
-//         scale (number; NaN for the default 1/√d_k), maskAfterSoftmax }
+// args: { q, qRows, qCols, k, kRows, kCols, v, vRows, vCols, maskCausal, maskKeys, maskHidden,
+//         scaling ('sqrt' | 'dk' | 'none'), scale (a fixed factor; NaN for none), maskAfterSoftmax }
 val attention(val args) {
   return guarded([&] {
     const attn::Matrix q = matrix_arg(args, "q", "qRows", "qCols");
@@ -87,6 +111,7 @@ val attention(val args) {
     const attn::Matrix v = matrix_arg(args, "v", "vRows", "vCols");
     attn::AttentionOptions options;
     options.mask = mask_arg(args);
+    options.pitfalls.scaling = scaling_arg(args);
     const double scale = args["scale"].as<double>();
     if (scale == scale) options.pitfalls.scale = float(scale);
     options.pitfalls.mask_after_softmax = args["maskAfterSoftmax"].as<bool>();
@@ -105,7 +130,7 @@ val attention(val args) {
   });
 }
 
-// args: { x, n, d, wq, wk, wv, wo, bq, bk, bv, bo (optional), heads, maskKind, maskHidden }
+// args: { x, n, d, wq, wk, wv, wo, bq, bk, bv, bo (optional), heads, maskCausal, maskKeys, maskHidden }
 val multi_head(val args) {
   return guarded([&] {
     const attn::Matrix x = matrix_arg(args, "x", "n", "d");
@@ -369,6 +394,22 @@ val peak_mul_add(double iterations) {
 double lanes() { return double(attn::kernels::kLanes); }
 double peak_chains() { return double(attn::kernels::kPeakChains); }
 
+// A matrix's size checked by the core before attention.js copies anything: {} or { error }.
+// The limits and their messages live in the core alone (validate.hpp).
+val check_shape(std::string name, double rows, double cols) {
+  return guarded([&] {
+    attn::validate_shape(name.c_str(), whole_number<std::uint64_t>(rows, "rows"), whole_number<std::uint64_t>(cols, "cols"));
+    return val::object();
+  });
+}
+
+val check_score_shape(double n, double m) {
+  return guarded([&] {
+    attn::validate_score_shape(whole_number<std::uint64_t>(n, "n"), whole_number<std::uint64_t>(m, "m"));
+    return val::object();
+  });
+}
+
 // The core's documented limits, so attention.js checks its input against the same numbers
 // instead of repeating them.
 val limits() {
@@ -378,14 +419,15 @@ val limits() {
   out.set("maxHeads", double(attn::limits::kMaxHeads));
   out.set("maxScoreEntries", double(attn::limits::kMaxScoreEntries));
   out.set("maxStreamingFloats", double(attn::limits::kMaxStreamingFloats));
-  out.set("maxNormalSide", double(attn::kMaxNormalSide));
-  out.set("maxScalingDk", double(attn::kMaxScalingDk));
-  out.set("maxScalingPairs", double(attn::kMaxScalingPairs));
-  out.set("maxScalingBins", double(attn::kMaxScalingBins));
-  out.set("maxScalingRow", double(attn::kMaxScalingRow));
-  out.set("maxTimingN", double(attn::kMaxTimingN));
-  out.set("maxTimingRepeats", double(attn::kMaxTimingRepeats));
-  out.set("maxConstructTokens", double(attn::kMaxConstructTokens));
+  out.set("maxExactCount", double(attn::limits::kMaxExactCount));
+  out.set("maxNormalSide", double(attn::limits::kMaxNormalSide));
+  out.set("maxScalingDk", double(attn::limits::kMaxScalingDk));
+  out.set("maxScalingPairs", double(attn::limits::kMaxScalingPairs));
+  out.set("maxScalingBins", double(attn::limits::kMaxScalingBins));
+  out.set("maxScalingRow", double(attn::limits::kMaxScalingRow));
+  out.set("maxTimingN", double(attn::limits::kMaxTimingN));
+  out.set("maxTimingRepeats", double(attn::limits::kMaxTimingRepeats));
+  out.set("maxConstructTokens", double(attn::limits::kMaxConstructTokens));
   out.set("maxPeakIterations", std::min(double(std::numeric_limits<std::size_t>::max()), kMaxExactInteger));
   return out;
 }
@@ -395,6 +437,7 @@ val limits() {
 EMSCRIPTEN_BINDINGS(attention_calc) {
   emscripten::function("attention", &attention);
   emscripten::function("multiHead", &multi_head);
+  emscripten::function("maskReasons", &mask_reasons);
   emscripten::function("parameterCount", &parameter_count);
   emscripten::function("cost", &cost);
   emscripten::function("convexHull", &convex_hull);
@@ -413,4 +456,6 @@ EMSCRIPTEN_BINDINGS(attention_calc) {
   emscripten::function("lanes", &lanes);
   emscripten::function("peakChains", &peak_chains);
   emscripten::function("limits", &limits);
+  emscripten::function("checkShape", &check_shape);
+  emscripten::function("checkScoreShape", &check_score_shape);
 }

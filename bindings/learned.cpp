@@ -19,6 +19,8 @@
 #include "learned/scores.hpp"
 #include "learned/trainer.hpp"
 #include "learned/vocabulary.hpp"
+#include "limits.hpp"
+#include "validate.hpp"
 
 using emscripten::val;
 using namespace attn::bindings;
@@ -163,7 +165,22 @@ val learned_recipe() {
   out.set("batch", double(o.batch));
   out.set("learningRate", double(o.learning_rate));
   out.set("scale", std::string(o.model.scale == attn::learned::ScaleMode::none ? "none" : "sqrt"));
-  out.set("maxContext", double(attn::learned::kMaxDistinctContext));
+  return out;
+}
+
+// The learned heads' limits (src/limits.hpp), so attention.js checks createTrainer's options and
+// step's k against the core's numbers instead of repeating them.
+val learned_limits() {
+  namespace L = attn::limits;
+  val out = val::object();
+  out.set("maxLayers", double(L::kMaxLearnedLayers));
+  out.set("maxHeads", double(L::kMaxLearnedHeads));
+  out.set("minDModel", double(L::kMinLearnedDModel));
+  out.set("maxDModel", double(L::kMaxLearnedDModel));
+  out.set("minContext", double(L::kMinTrainingContext));
+  out.set("maxContext", double(L::kMaxTrainingContext));
+  out.set("maxBatch", double(L::kMaxTrainingBatch));
+  out.set("maxSteps", double(L::kMaxStepsPerCall));
   return out;
 }
 
@@ -188,6 +205,7 @@ val learned_trainer_create(val args) {
 val learned_trainer_step(double handle, double k) {
   return guarded([&] {
     const std::size_t count = whole_number<std::size_t>(k, "k");
+    attn::validate_range("k", count, 1, attn::limits::kMaxStepsPerCall);
     const attn::learned::StepReport r = find(learned_trainers(), handle, "trainer").step(count);
     val out = val::object();
     out.set("step", double(r.step));
@@ -224,6 +242,7 @@ EMSCRIPTEN_BINDINGS(learned_heads) {
   emscripten::function("learnedModelRun", &learned_model_run);
   emscripten::function("learnedModelFree", &learned_model_free);
   emscripten::function("learnedRecipe", &learned_recipe);
+  emscripten::function("learnedLimits", &learned_limits);
   emscripten::function("learnedTrainerCreate", &learned_trainer_create);
   emscripten::function("learnedTrainerStep", &learned_trainer_step);
   emscripten::function("learnedTrainerModel", &learned_trainer_model);

@@ -35,16 +35,40 @@ export type MatrixInput = NumberList[] | FlatMatrix;
 /** One mask flag: true or 1 = hidden, false or 0 = visible. */
 export type MaskFlag = boolean | 0 | 1;
 
+/** An n×m grid of flags: n rows (one per query) of m flags (one per key). */
+export type MaskGrid = (MaskFlag[] | NumberList)[];
+
+/**
+ * The union form of a mask: any of its three parts, together. A key is hidden from a query when
+ * any part hides it; the core forms the union and reports which parts hide each cell
+ * (AttentionResult.hiddenBy). At least one part must be given; any other property is an Error.
+ */
+export interface MaskParts {
+  /** Query i does not see keys j > i. Default false. */
+  causal?: boolean;
+  /**
+   * Key padding: exactly one flag per key (m), true = that key is filler, hidden from every
+   * query. The same list as PyTorch's key_padding_mask for one sequence.
+   */
+  keys?: MaskFlag[] | NumberList;
+  /** A custom n×m grid: true = key j hidden from query i. */
+  hidden?: MaskGrid;
+}
+
 /**
  * Which keys each query may not see; applied to the scores before the softmax.
  * - 'none' (default): every query sees every key.
- * - 'causal': query i does not see keys j > i.
- * - { keys }: key padding, one flag per key (true = hidden from every query).
- * - boolean[][]: n×m grid, true = key j hidden from query i.
+ * - 'causal': query i does not see keys j > i; the same as { causal: true }.
+ * - boolean[][]: n×m grid, true = key j hidden from query i; the same as { hidden: grid }.
+ * - { causal, keys, hidden }: the union of any of the three (MaskParts); { keys } alone is key
+ *   padding.
  * Flags may be true/false or 1/0, in arrays or typed arrays (a Uint8Array row, say); a grid has
  * at most limits().maxScoreEntries flags.
  */
-export type MaskInput = 'none' | 'causal' | { keys: MaskFlag[] | NumberList } | (MaskFlag[] | NumberList)[];
+export type MaskInput = 'none' | 'causal' | MaskGrid | MaskParts;
+
+/** A rule of the mask that hides a cell: the causal rule, key padding, or the custom grid. */
+export type MaskRule = 'causal' | 'padding' | 'custom';
 
 export interface AttentionOptions {
   /** Queries, n×d_k. */
@@ -55,11 +79,12 @@ export interface AttentionOptions {
   v: MatrixInput;
   mask?: MaskInput;
   /**
-   * PITFALL DEMO ONLY. Replaces the correct scale 1/√d_k, e.g. 1 (no scaling) or 1/d_k.
-   * Must be a number > 0 that float32 holds without becoming 0 or infinite: from about 1.4e-45
-   * to 3.4e38. Leave undefined (or null) for correct attention.
+   * The factor the scores are multiplied by, computed by the core. 'sqrt' (the default, also for
+   * undefined or null) is correct attention, 1/√d_k. PITFALL DEMO ONLY: 'dk' (1/d_k), 'none' (1),
+   * or any other number > 0 that float32 holds without becoming 0 or infinite (from about
+   * 1.4e-45 to 3.4e38).
    */
-  scale?: number;
+  scale?: 'sqrt' | 'dk' | 'none' | number | null;
   /**
    * PITFALL DEMO ONLY. Zero the masked weights after the softmax instead of masking the
    * scores before it; rows of A then no longer sum to 1.
@@ -91,6 +116,12 @@ export interface AttentionResult {
   output: Rows;
   /** n×m, true where the mask hides key j from query i. */
   hidden: boolean[][];
+  /**
+   * n×m, why key j is hidden from query i, as the core reports it: the rules that hide it, in
+   * the order 'causal', 'padding', 'custom' (a cell may be hidden by several); [] where visible.
+   * The lists are frozen and shared between cells.
+   */
+  hiddenBy: (readonly MaskRule[])[][];
   /** Per query: true when every key is hidden (weights and output are then 0). */
   fullyMasked: boolean[];
 }
@@ -219,15 +250,15 @@ export interface SoftmaxRow {
 }
 
 export interface ScalingExperimentOptions {
-  /** Length of q and k, 1 to 1024. */
+  /** Length of q and k, 1 to limits().maxScalingDk. */
   dk: number;
-  /** Pairs (q, k) sampled, 1 to 100000, at least `row`. Default 10000. */
+  /** Pairs (q, k) sampled, 1 to limits().maxScalingPairs, at least `row`. Default 10000. */
   pairs?: number;
   /** Seed of the core's generator, a whole number ≥ 0. Default 0. */
   seed?: number;
-  /** Histogram bins, 1 to 200. Default 40. */
+  /** Histogram bins, 1 to limits().maxScalingBins. Default 40. */
   bins?: number;
-  /** Scores in the softmax row, 2 to 256. Default 64. */
+  /** Scores in the softmax row, 2 to limits().maxScalingRow. Default 64. */
   row?: number;
 }
 
@@ -336,6 +367,7 @@ export interface LearnedModel {
   dispose(): void;
 }
 
+/** Ranges below are the core's (src/limits.hpp, kMaxLearned* and kMaxTraining*), checked in the core's numbers. */
 export interface TrainerOptions {
   /** Whole number ≥ 0. Default: the shipped checkpoint's (1). */
   seed?: number;
@@ -375,7 +407,10 @@ export interface Trainer {
   dispose(): void;
 }
 
-/** The core's size limits (src/limits.hpp and each module's), as attention.js checks them. */
+/**
+ * The core's size limits (src/limits.hpp, the one place they are defined), as attention.js checks
+ * them. The numbers below are today's values; a test compares them with the header.
+ */
 export interface Limits {
   /** Rows of Q, K, V or X (n, m): 65536. */
   maxRows: number;
@@ -387,6 +422,8 @@ export interface Limits {
   maxScoreEntries: number;
   /** Numbers in q, k, v and the output of attentionOutput together: 2²⁶. */
   maxStreamingFloats: number;
+  /** The largest count parameterCount and cost return: 2⁵³ − 1, the last whole number a double holds exactly. */
+  maxExactCount: number;
   /** rows and cols of normalMatrix: 256. */
   maxNormalSide: number;
   /** scalingExperiment's dk (1024), pairs (100000), bins (200) and row (256). */
@@ -421,6 +458,12 @@ export interface Attention {
   limits(): Readonly<Limits>;
   /** Throws Error with a message that names the matrix, the sizes and the rule when input is wrong. */
   attention(options: AttentionOptions): SingleHeadResult;
+  /**
+   * Why each cell of an n×m attention matrix is hidden by `mask` (any MaskInput), from the mask
+   * alone: the same lists as AttentionResult.hiddenBy. m defaults to n; n×m at most
+   * limits().maxScoreEntries.
+   */
+  maskReasons(options: { mask?: MaskInput; n: number; m?: number }): (readonly MaskRule[])[][];
   multiHead(options: MultiHeadOptions): MultiHeadResult;
   /**
    * Output-only attention, for long inputs and speed: row-major Float32Arrays in (q n×d, k m×d,
@@ -458,7 +501,7 @@ export interface Attention {
   /**
    * rows×cols numbers from N(0, std²), seeded (xoshiro256** and the polar method in the core):
    * the same numbers for a seed in every browser and build, rounded to float32.
-   * rows, cols 1 to 256; seed a whole number ≥ 0 (default 0); std finite and > 0 (default 1).
+   * rows, cols 1 to limits().maxNormalSide; seed a whole number ≥ 0 (default 0); std finite and > 0 (default 1).
    */
   normalMatrix(options: { rows: number; cols: number; seed?: number; std?: number }): Rows;
   /**
@@ -469,13 +512,13 @@ export interface Attention {
   /** The lesson's √d_k experiment, sampled in the core. */
   scalingExperiment(options: ScalingExperimentOptions): ScalingExperimentResult;
   /**
-   * The "construct a head" lab. sentence: split on whitespace, 1 to 16 tokens; default
+   * The "construct a head" lab. sentence: split on whitespace, 1 to limits().maxConstructTokens tokens; default
    * "The cat sat on the mat because it was tired".
    */
   constructedHead(options: { kind: HeadKind; sentence?: string }): ConstructedHead;
   /**
    * Times the explaining path on seeded random n×d inputs (the monotonic clock, read in the core). Blocks
-   * while it runs. n 1 to 2048; d 1 to 4096 (default 64); repeats 1 to 1000 (default 1);
+   * while it runs. n 1 to limits().maxTimingN; d 1 to maxCols (default 64); repeats 1 to maxTimingRepeats (default 1);
    * seed ≥ 0 (default 0). Never a pass/fail: the learner's machine decides.
    */
   timeAttention(options: { n: number; d?: number; repeats?: number; seed?: number }): TimingResult;

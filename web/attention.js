@@ -130,6 +130,7 @@ async function instantiate(name, variant, base) {
 class Attention {
   #core;
   #limits;           // the core's documented limits (limits())
+  #sizes;            // those limits with the core's own checks of sizes (see sizeRules)
   #outputShape = ''; // the sizes the core's attentionOutput buffers were last prepared for
   #outputAt = null;  // their heap addresses
   #variant;         // 'simd' or 'scalar'
@@ -143,6 +144,7 @@ class Attention {
     this.#variant = variant;
     this.#base = base;
     this.#limits = Object.freeze({ ...core.limits() });
+    this.#sizes = sizeRules(core, this.#limits);
     /** Whether the SIMD build is running. */
     this.simd = simd;
     /** Instruction set the kernels were compiled for: "wasm" (SIMD) or "scalar". */
@@ -160,20 +162,19 @@ class Attention {
    */
   attention(options) {
     const o = optionsOf(options, 'attention', '{ q, k, v }');
-    const L = this.#limits;
-    const Q = argument('Q', () => toMatrix(o.q, 'Q', L));
-    const K = argument('K', () => toMatrix(o.k, 'K', L));
-    const V = argument('V', () => toMatrix(o.v, 'V', L));
-    const m = argument('mask', () => toMask(o.mask, Q.rows, K.rows, L));
-    const scale = argument('scale', () => toScale(o.scale));
+    const S = this.#sizes;
+    const Q = argument('Q', () => toMatrix(o.q, 'Q', S));
+    const K = argument('K', () => toMatrix(o.k, 'K', S));
+    const V = argument('V', () => toMatrix(o.v, 'V', S));
+    const mask = argument('mask', () => toMask(o.mask, Q.rows, K.rows, S));
+    const { scaling, scale } = argument('scale', () => toScale(o.scale));
     const maskAfterSoftmax = argument('maskAfterSoftmax', () => toBoolean(withDefault(o.maskAfterSoftmax, false), 'maskAfterSoftmax'));
     const raw = unwrap(
       this.#core.attention({
         q: Q.data, qRows: Q.rows, qCols: Q.cols,
         k: K.data, kRows: K.rows, kCols: K.cols,
         v: V.data, vRows: V.rows, vCols: V.cols,
-        maskKind: m.kind, maskHidden: m.hidden,
-        scale, maskAfterSoftmax,
+        ...mask, scaling, scale, maskAfterSoftmax,
       }),
     );
     const result = attentionResult(raw, Q.rows, K.rows, V.cols);
@@ -194,23 +195,23 @@ class Attention {
    */
   multiHead(options) {
     const o = optionsOf(options, 'multiHead', '{ x, wq, wk, wv, wo }');
-    const L = this.#limits;
-    const X = argument('X', () => toMatrix(o.x, 'X', L));
-    const h = argument('heads', () => toRange(withDefault(o.heads, 1), 'heads', 1, L.maxHeads));
-    const m = argument('mask', () => toMask(o.mask, X.rows, X.rows, L));
+    const S = this.#sizes;
+    const X = argument('X', () => toMatrix(o.x, 'X', S));
+    const h = argument('heads', () => toRange(withDefault(o.heads, 1), 'heads', 1, S.limits.maxHeads));
+    const mask = argument('mask', () => toMask(o.mask, X.rows, X.rows, S));
     const weights = {};
     for (const [key, name] of [['wq', 'W_Q'], ['wk', 'W_K'], ['wv', 'W_V'], ['wo', 'W_O']]) {
-      const W = argument(name, () => toMatrix(o[key], name, L));
+      const W = argument(name, () => toMatrix(o[key], name, S));
       Object.assign(weights, { [key]: W.data, [`${key}Rows`]: W.rows, [`${key}Cols`]: W.cols });
     }
     const biases = {};
     for (const [key, name] of [['bq', 'b_Q'], ['bk', 'b_K'], ['bv', 'b_V'], ['bo', 'b_O']]) {
-      biases[key] = argument(name, () => toVector(o[key], name, L));
+      biases[key] = argument(name, () => toVector(o[key], name, S));
     }
     const raw = unwrap(
       this.#core.multiHead({
         x: X.data, n: X.rows, d: X.cols, ...weights, ...biases,
-        heads: h, maskKind: m.kind, maskHidden: m.hidden,
+        heads: h, ...mask,
       }),
     );
     const n = X.rows, d = X.cols, dk = d / h;
@@ -225,6 +226,23 @@ class Attention {
       concat: toRows(raw.concat, n, d),
       output: toRows(raw.output, n, d),
     };
+  }
+
+  /**
+   * Why each of n×m cells is hidden by `mask` (any form attention() takes), computed by the core
+   * from the mask alone: hiddenBy[i][j] lists 'causal', 'padding', 'custom' (those that hide key j
+   * from query i, in that order; [] when visible), as attention()'s result.hiddenBy does.
+   * m defaults to n.
+   */
+  maskReasons(options) {
+    const o = optionsOf(options, 'maskReasons', "{ mask: 'causal', n: 3 }");
+    const S = this.#sizes;
+    const n = argument('n', () => toRange(o.n, 'n', 1, S.limits.maxRows));
+    const m = argument('m', () => toRange(withDefault(o.m, n), 'm', 1, S.limits.maxRows));
+    argument('n', () => S.scores(n, m));
+    const mask = argument('mask', () => toMask(o.mask, n, m, S));
+    const raw = unwrap(this.#core.maskReasons({ n, m, ...mask }));
+    return toRows(raw.hidden, n, m).map((row) => row.map((bits) => HIDDEN_BY[bits]));
   }
 
   /**
@@ -306,7 +324,7 @@ class Attention {
    * generator in the core (xoshiro256**, polar method): the same numbers for a seed in every
    * browser and build. Entries are rounded to float32, as the core uses them.
    * @param {{ rows: number, cols: number, seed?: number, std?: number }} options
-   *   rows, cols: 1 to 256; seed: a whole number ≥ 0 (default 0); std: finite, > 0 (default 1).
+   *   rows, cols: 1 to limits().maxNormalSide; seed: a whole number ≥ 0 (default 0); std: finite, > 0 (default 1).
    * @returns {number[][]}
    */
   normalMatrix(options) {
@@ -347,8 +365,8 @@ class Attention {
    * population std, histogram over ±4·√dk and ±4), and the softmax of the first `row` of them with
    * and without the scaling, with entropies in nats. See attention.d.ts for the result.
    * @param {{ dk: number, pairs?: number, seed?: number, bins?: number, row?: number }} options
-   *   dk 1–1024; pairs 1–100000 (default 10000, at least `row`); seed ≥ 0 (default 0);
-   *   bins 1–200 (default 40); row 2–256 (default 64).
+   *   dk 1 to limits().maxScalingDk; pairs 1 to maxScalingPairs (default 10000, at least `row`);
+   *   seed ≥ 0 (default 0); bins 1 to maxScalingBins (default 40); row 2 to maxScalingRow (default 64).
    */
   scalingExperiment(options) {
     const o = optionsOf(options, 'scalingExperiment', '{ dk }');
@@ -385,7 +403,7 @@ class Attention {
    * lower-cased token), and constructed (not learned) W_Q, W_K for a previous-token,
    * first-token ("attention sink") or same-token head, to use with a causal mask.
    * @param {{ kind: 'previous-token' | 'first-token' | 'same-token', sentence?: string }} options
-   *   sentence: split on whitespace, 1 to 16 tokens; default "The cat sat on the mat because it was tired".
+   *   sentence: split on whitespace, 1 to limits().maxConstructTokens tokens; default "The cat sat on the mat because it was tired".
    */
   constructedHead(options) {
     const o = optionsOf(options, 'constructedHead', "{ kind: 'previous-token' }");
@@ -421,7 +439,8 @@ class Attention {
    * calls (iterations) as last ≥ 1 ms, so a coarse browser clock still gives a positive time. attentionBytes: one n×n float32 matrix, 4·n².
    * Blocks the thread while it runs; call it from a Worker or between frames.
    * @param {{ n: number, d?: number, repeats?: number, seed?: number }} options
-   *   n 1–2048; d 1–4096 (default 64); repeats 1–1000 (default 1); seed ≥ 0 (default 0).
+   *   n 1 to limits().maxTimingN; d 1 to maxCols (default 64); repeats 1 to maxTimingRepeats (default 1);
+   *   seed ≥ 0 (default 0).
    * @returns {{ seconds: number, attentionBytes: number, iterations: number }}
    */
   timeAttention(options) {
@@ -442,7 +461,7 @@ class Attention {
    * the first that is not).
    */
   convexHull(points) {
-    const P = argument('points', () => toMatrix(points, 'points', this.#limits));
+    const P = argument('points', () => toMatrix(points, 'points', this.#sizes));
     return unwrap(this.#core.convexHull({ points: P.data, m: P.rows, cols: P.cols })).hull;
   }
 
@@ -530,8 +549,9 @@ class Attention {
       fail('createTrainer needs the learned heads\' module, which loads on first use: await attn.learnedModel() or attn.loadLearned() first');
     }
     const o = optionsOf(options, 'createTrainer', '{ seed: 1 }');
-    // The shipped checkpoint's recipe (the defaults), and the longest context the copy task fits.
-    const { maxContext, ...d } = core.learnedRecipe();
+    // The shipped checkpoint's recipe (the defaults), and the core's limits (src/limits.hpp).
+    const d = core.learnedRecipe();
+    const L = core.learnedLimits();
     for (const key of Object.keys(o)) {
       if (!Object.hasOwn(d, key)) {
         fail(`createTrainer has no option ${describe(key)} (its options: ${Object.keys(d).join(', ')})`);
@@ -539,11 +559,11 @@ class Attention {
     }
     const args = {
       seed: argument('seed', () => toSeed(withDefault(o.seed, d.seed))),
-      layers: argument('layers', () => toRange(withDefault(o.layers, d.layers), 'layers', 1, 4)),
-      heads: argument('heads', () => toRange(withDefault(o.heads, d.heads), 'heads', 1, 8)),
-      dModel: argument('dModel', () => toRange(withDefault(o.dModel, d.dModel), 'dModel', 4, 128)),
-      context: argument('context', () => toRange(withDefault(o.context, d.context), 'context', 7, maxContext)),
-      batch: argument('batch', () => toRange(withDefault(o.batch, d.batch), 'batch', 1, 256)),
+      layers: argument('layers', () => toRange(withDefault(o.layers, d.layers), 'layers', 1, L.maxLayers)),
+      heads: argument('heads', () => toRange(withDefault(o.heads, d.heads), 'heads', 1, L.maxHeads)),
+      dModel: argument('dModel', () => toRange(withDefault(o.dModel, d.dModel), 'dModel', L.minDModel, L.maxDModel)),
+      context: argument('context', () => toRange(withDefault(o.context, d.context), 'context', L.minContext, L.maxContext)),
+      batch: argument('batch', () => toRange(withDefault(o.batch, d.batch), 'batch', 1, L.maxBatch)),
       learningRate: argument('learningRate', () => {
         const lr = toPositive(withDefault(o.learningRate, d.learningRate), 'learningRate');
         if (lr > 1) fail(`learningRate must be at most 1 (got ${describe(lr)})`);
@@ -555,7 +575,7 @@ class Attention {
         return scale;
       }),
     };
-    return new Trainer(core, unwrap(core.learnedTrainerCreate(args)).handle);
+    return new Trainer(core, unwrap(core.learnedTrainerCreate(args)).handle, L.maxSteps);
   }
 
   /**
@@ -623,16 +643,18 @@ class LearnedModel {
 class Trainer {
   #core;
   #handle;
+  #maxSteps; // the core's limit on k (src/limits.hpp)
 
-  constructor(core, handle) {
+  constructor(core, handle, maxSteps) {
     this.#core = core;
     this.#handle = handle;
+    this.#maxSteps = maxSteps;
     release.register(this, { free: core.learnedTrainerFree, handle }, this);
   }
 
   /** Runs k optimisation steps (default 1). → { step, loss, lossFirstCopy, lossSecondCopy } of the last. */
   step(k = 1) {
-    const steps = argument('k', () => toRange(k, 'k', 1, 100000));
+    const steps = argument('k', () => toRange(k, 'k', 1, this.#maxSteps));
     const { step, loss, lossFirstCopy, lossSecondCopy } = unwrap(this.#core.learnedTrainerStep(this.#alive(), steps));
     return { step, loss, lossFirstCopy, lossSecondCopy };
   }
@@ -661,22 +683,29 @@ function unwrap(raw) {
   return raw;
 }
 
+// The core's fields under the same names (bindings/embind.cpp), as JS arrays.
 function attentionResult(raw, n, m, dv) {
-  const fullyMasked = Array.from(raw.fullyMasked, Boolean);
+  const reasons = toRows(raw.hidden, n, m); // MaskReason bits per cell (src/mask.hpp)
   return {
     scale: raw.scale,
     scores: toRows(raw.scores, n, m),
-    scaledBeforeMask: toRows(raw.scaled, n, m),
-    scaled: toRows(raw.masked, n, m),
+    scaledBeforeMask: toRows(raw.scaledBeforeMask, n, m),
+    scaled: toRows(raw.scaled, n, m),
     rowMax: Array.from(raw.rowMax),
     exp: toRows(raw.exp, n, m),
     rowSum: Array.from(raw.rowSum),
     weights: toRows(raw.weights, n, m),
     output: toRows(raw.output, n, dv),
-    hidden: toRows(raw.hidden, n, m).map((row) => row.map(Boolean)),
-    fullyMasked,
+    hidden: reasons.map((row) => row.map(Boolean)),
+    hiddenBy: reasons.map((row) => row.map((bits) => HIDDEN_BY[bits])),
+    fullyMasked: Array.from(raw.fullyMasked, Boolean),
   };
 }
+
+// The rules of the core's MaskReason bits (src/mask.hpp: causal 1, padding 2, custom 4), and
+// for each of the 8 combinations one frozen list of their names, shared by every cell.
+const MASK_RULES = ['causal', 'padding', 'custom'];
+const HIDDEN_BY = Array.from({ length: 8 }, (_, bits) => Object.freeze(MASK_RULES.filter((_, b) => bits & (1 << b))));
 
 function toRows(flat, rows, cols) {
   const out = new Array(rows);
@@ -797,23 +826,41 @@ function floats(length, name) {
   }
 }
 
-// A row or column count of a matrix: checked against the core's limit before anything is
-// allocated or narrowed (2³² + 3 rows must not become 3).
-function toDimension(value, field, name, noun, max) {
+// The core's limits (limits()) and its own checks of sizes, for checking a size before anything
+// is read or allocated: a size over a limit gets the core's verdict and message (validate.hpp),
+// so neither the rule nor its words are repeated here.
+function sizeRules(core, limits) {
+  const verdict = (raw) => { if (raw.error !== undefined) fail(raw.error); };
+  return {
+    limits,
+    // A matrix name of rows×cols: refused by the core when over its limits.
+    matrix(name, rows, cols) {
+      if (rows > limits.maxRows || cols > limits.maxCols) verdict(core.checkShape(name, rows, cols));
+    },
+    // n queries × m keys: refused by the core when over limits.maxScoreEntries.
+    scores(n, m) {
+      if (n * m > limits.maxScoreEntries) verdict(core.checkScoreShape(n, m));
+    },
+  };
+}
+
+// A row or column count of a matrix: a whole number, checked before anything is allocated or
+// narrowed (2³² + 3 rows must not become 3); sizeRules checks it against the core's limits.
+function toDimension(value, field) {
   if (!Number.isSafeInteger(value) || value < 0) fail(`${field} must be a whole number ≥ 0 (got ${describe(value)})`);
-  if (value > max) fail(`${name} has ${value} ${noun}, over the limit of ${max}`);
   return value;
 }
 
 // number[][] (rows may be typed arrays) or { rows, cols, data } → { rows, cols, data: Float32Array }
-function toMatrix(value, name, limits) {
-  if (Array.isArray(value)) return rowsToMatrix(value, name, limits);
-  if (value !== null && typeof value === 'object' && 'data' in value) return flatToMatrix(value, name, limits);
+function toMatrix(value, name, sizes) {
+  if (Array.isArray(value)) return rowsToMatrix(value, name, sizes);
+  if (value !== null && typeof value === 'object' && 'data' in value) return flatToMatrix(value, name, sizes);
   fail(`${name} must be an array of rows or { rows, cols, data } (got ${describe(value)})`);
 }
 
-function rowsToMatrix(value, name, limits) {
-  const rows = toDimension(value.length, `${name}.length`, name, 'rows', limits.maxRows);
+function rowsToMatrix(value, name, sizes) {
+  const rows = toDimension(value.length, `${name}.length`);
+  sizes.matrix(name, rows, 0); // before a single row is read
   // The shape first, so the copy below is allocated for rows that exist, within the limits.
   const lists = new Array(rows);
   let cols = 0;
@@ -822,8 +869,10 @@ function rowsToMatrix(value, name, limits) {
     const list = listOf(row, `${name} row ${i + 1}`) ??
       fail(`${name} row ${i + 1} is not an array (got ${row === HOLE ? HOLE_TEXT : describe(row)})`);
     const length = list.length;
-    if (i === 0) cols = toDimension(length, `${name} row 1's length`, name, 'columns', limits.maxCols);
-    else if (length !== cols) {
+    if (i === 0) {
+      cols = toDimension(length, `${name} row 1's length`);
+      sizes.matrix(name, rows, cols);
+    } else if (length !== cols) {
       fail(`${name} row ${i + 1} has ${count(length, 'entry', 'entries')} but row 1 has ${cols}: every row needs the same length`);
     }
     lists[i] = list;
@@ -836,9 +885,10 @@ function rowsToMatrix(value, name, limits) {
   return { rows, cols, data };
 }
 
-function flatToMatrix(value, name, limits) {
-  const rows = toDimension(value.rows, `${name}.rows`, name, 'rows', limits.maxRows);
-  const cols = toDimension(value.cols, `${name}.cols`, name, 'columns', limits.maxCols);
+function flatToMatrix(value, name, sizes) {
+  const rows = toDimension(value.rows, `${name}.rows`);
+  const cols = toDimension(value.cols, `${name}.cols`);
+  sizes.matrix(name, rows, cols);
   const { data } = value;
   const list = listOf(data, `${name}.data`) ??
     fail(`${name}.data must be a Float32Array or an array of numbers (got ${describe(data)})`);
@@ -853,10 +903,12 @@ function flatToMatrix(value, name, limits) {
   return { rows, cols, data: copy };
 }
 
-function toVector(value, name, limits) {
+function toVector(value, name, sizes) {
   if (value === undefined || value === null) return undefined;
   const list = listOf(value, name) ?? fail(`${name} must be an array of numbers (got ${describe(value)})`);
-  toDimension(list.length, `${name}.length`, name, 'entries', limits.maxCols); // before reading a huge list
+  // A bias has d_model entries: one longer than any matrix row is refused before it is read.
+  const { maxCols } = sizes.limits;
+  if (list.length > maxCols) fail(`${name} has ${list.length} entries, more than d_model can be (at most ${maxCols})`);
   return Float32Array.from(readEach(list, (x, j) => toFloat(x, `${name} entry ${j + 1}`)));
 }
 
@@ -891,16 +943,23 @@ function toBoolean(value, name) {
   return value;
 }
 
-// The pitfall scale, a float32 in the core: checked here against float32's range, so the message
-// shows the number as given (1e-50 would otherwise reach the core as 0, 1e39 as inf).
+// The scale option → { scaling, scale } for the core: 'sqrt' (the default, 1/√d_k), the pitfalls
+// 'dk' (1/d_k) and 'none' (1), each computed by the core, or a fixed number (scale). A number is a
+// float32 in the core: checked here against float32's range, so the message shows it as given
+// (1e-50 would otherwise reach the core as 0, 1e39 as inf).
+const SCALINGS = ['sqrt', 'dk', 'none'];
 function toScale(value) {
-  if (value === undefined || value === null) return NaN; // the core's default, 1/√d_k
+  if (value === undefined || value === null) return { scaling: 'sqrt', scale: NaN };
+  if (typeof value === 'string') {
+    if (!SCALINGS.includes(value)) fail(`scale must be 'sqrt', 'dk', 'none' or a number greater than 0 (got ${describe(value)})`);
+    return { scaling: value, scale: NaN };
+  }
   toPositive(value, 'scale');
   toFloat(value, 'scale');
   if (Math.fround(value) === 0) {
     fail(`scale is ${value}, below float32's smallest positive number (1.4e-45): it would round to 0`);
   }
-  return value;
+  return { scaling: 'sqrt', scale: value };
 }
 
 function toFlag(x, where) {
@@ -909,46 +968,65 @@ function toFlag(x, where) {
   fail(`${where} must be true (hidden) or false (visible) (got ${x === HOLE ? HOLE_TEXT : describe(x)})`);
 }
 
-// 'none' | 'causal' | { keys: boolean[] } | boolean[][]  →  { kind, hidden: Uint8Array }
-// Flags may be true/false or 1/0, in arrays or typed arrays (a Uint8Array row, say).
-function toMask(mask, n, m, limits) {
+const MASK_PARTS = ['causal', 'keys', 'hidden'];
+const MASK_FORMS = "'none', 'causal', a boolean[][] grid or { causal?, keys?, hidden? }";
+
+// The mask → the core's union of three parts: { maskCausal, maskKeys (m flags or none),
+// maskHidden (n×m flags or none) }. Forms: 'none' | 'causal' | boolean[][] (the custom grid) |
+// { causal?: boolean, keys?: flags (one per key), hidden?: boolean[][] }, any parts together.
+// Flags may be true/false or 1/0, in arrays or typed arrays (a Uint8Array row, say). Only the
+// form is checked here; the rules (which cells each part hides, and why) are the core's.
+function toMask(mask, n, m, sizes) {
   const none = new Uint8Array(0);
-  if (mask === undefined || mask === null || mask === 'none') return { kind: 'none', hidden: none };
-  if (mask === 'causal') return { kind: 'causal', hidden: none };
-  if (Array.isArray(mask)) return { kind: 'custom', hidden: gridToFlags(mask, n, m, limits) };
-  if (mask !== null && typeof mask === 'object' && 'keys' in mask) {
-    const { keys } = mask;
-    const list = listOf(keys, 'mask.keys') ??
-      fail(`mask.keys must be an array of true/false flags, one per key (got ${describe(keys)})`);
-    // Only the limit here, before reading, so a huge list fails at once instead of being copied;
-    // the core checks the count against K.
-    toDimension(list.length, 'mask.keys.length', 'mask.keys', 'flags', limits.maxRows);
-    return { kind: 'key_padding', hidden: Uint8Array.from(readEach(list, (x, j) => toFlag(x, `mask.keys[${j}]`))) };
-  }
-  fail(`mask must be 'none', 'causal', { keys: boolean[] } or a boolean[][] grid (got ${describe(mask)})`);
+  const union = (causal, keys = none, hidden = none) => ({ maskCausal: causal, maskKeys: keys, maskHidden: hidden });
+  if (mask === undefined || mask === null || mask === 'none') return union(false);
+  if (mask === 'causal') return union(true);
+  if (Array.isArray(mask)) return union(false, none, gridToFlags(mask, 'mask', n, m, sizes));
+  if (typeof mask !== 'object' || listOf(mask, 'mask') !== undefined) fail(`mask must be ${MASK_FORMS} (got ${describe(mask)})`);
+  const given = Object.keys(mask);
+  const unknown = given.find((key) => !MASK_PARTS.includes(key));
+  if (unknown !== undefined) fail(`mask has no part ${describe(unknown)}: its parts are causal, keys and hidden`);
+  if (given.length === 0) fail(`mask must be ${MASK_FORMS} (got an object with none of causal, keys, hidden)`);
+  const causal = toBoolean(withDefault(mask.causal, false), 'mask.causal');
+  return union(causal, toKeyFlags(mask.keys, m), mask.hidden === undefined ? none : toGrid(mask.hidden, n, m, sizes));
 }
 
-function gridToFlags(mask, n, m, limits) {
+// mask.keys: one flag per key (true = that key is padding, hidden from every query).
+function toKeyFlags(keys, m) {
+  if (keys === undefined) return new Uint8Array(0);
+  const list = listOf(keys, 'mask.keys') ??
+    fail(`mask.keys must be an array of true/false flags, one per key (got ${describe(keys)})`);
+  // The length first, so a huge list fails at once instead of being read.
+  if (list.length !== m) {
+    fail(`mask.keys has ${count(list.length, 'flag', 'flags')} but K has ${count(m, 'row', 'rows')}: key padding needs one flag per key`);
+  }
+  return Uint8Array.from(readEach(list, (x, j) => toFlag(x, `mask.keys[${j}]`)));
+}
+
+function toGrid(hidden, n, m, sizes) {
+  if (!Array.isArray(hidden)) fail(`mask.hidden must be an n×m grid of true/false flags (got ${describe(hidden)})`);
+  return gridToFlags(hidden, 'mask.hidden', n, m, sizes);
+}
+
+function gridToFlags(mask, name, n, m, sizes) {
   if (mask.length !== n) {
-    fail(`mask has ${count(mask.length, 'row', 'rows')} but Q has ${n}: a custom mask needs one row per query`);
+    fail(`${name} has ${count(mask.length, 'row', 'rows')} but Q has ${n}: a custom mask needs one row per query`);
   }
   const lists = new Array(n);
   for (let i = 0; i < n; i++) {
     const row = entry(mask, i);
-    const list = listOf(row, `mask row ${i + 1}`) ??
-      fail(`mask row ${i + 1} must be an array of true/false flags (got ${row === HOLE ? HOLE_TEXT : describe(row)})`);
+    const list = listOf(row, `${name} row ${i + 1}`) ??
+      fail(`${name} row ${i + 1} must be an array of true/false flags (got ${row === HOLE ? HOLE_TEXT : describe(row)})`);
     if (list.length !== m) {
-      fail(`mask row ${i + 1} has ${count(list.length, 'entry', 'entries')} but K has ${count(m, 'row', 'rows')}: a custom mask needs one entry per key`);
+      fail(`${name} row ${i + 1} has ${count(list.length, 'entry', 'entries')} but K has ${count(m, 'row', 'rows')}: a custom mask needs one entry per key`);
     }
     lists[i] = list;
   }
   // One flag per score: a grid larger than the largest attention matrix is refused before it is allocated.
-  if (n * m > limits.maxScoreEntries) {
-    fail(`mask is ${n}×${m}, over the limit of ${limits.maxScoreEntries} entries for one attention matrix`);
-  }
+  sizes.scores(n, m);
   const hidden = new Uint8Array(n * m);
   for (let i = 0; i < n; i++) {
-    for (let j = 0; j < m; j++) hidden[i * m + j] = toFlag(entry(lists[i], j), `mask row ${i + 1} column ${j + 1}`);
+    for (let j = 0; j < m; j++) hidden[i * m + j] = toFlag(entry(lists[i], j), `${name} row ${i + 1} column ${j + 1}`);
   }
   return hidden;
 }

@@ -145,9 +145,10 @@ for (const build of BUILDS) {
         [{ q: [[1, '1']], k: K, v: V }, 'Q row 1 column 2 is not a number (got "1")'],
         [{ q: [[1e39, 1]], k: K, v: V }, 'Q row 1 column 1 is 1e+39, outside the float32 range (±3.4e38)'],
         [{ q: 'oops', k: K, v: V }, 'Q must be an array of rows or { rows, cols, data } (got "oops")'],
-        [{ q: Q, k: K, v: V, mask: { keys: [true, false] } }, 'key padding mask has 2 entries but K has 3 rows: the mask needs one flag per key'],
+        [{ q: Q, k: K, v: V, mask: { keys: [true, false] } }, 'mask.keys has 2 flags but K has 3 rows: key padding needs one flag per key'],
         [{ q: Q, k: K, v: V, mask: [[false]] }, 'mask has 1 row but Q has 3: a custom mask needs one row per query'],
-        [{ q: Q, k: K, v: V, mask: 'diagonal' }, `mask must be 'none', 'causal', { keys: boolean[] } or a boolean[][] grid (got "diagonal")`],
+        [{ q: Q, k: K, v: V, mask: 'diagonal' }, `mask must be 'none', 'causal', a boolean[][] grid or { causal?, keys?, hidden? } (got "diagonal")`],
+        [{ q: Q, k: K, v: V, scale: 'sqrt2' }, `scale must be 'sqrt', 'dk', 'none' or a number greater than 0 (got "sqrt2")`],
         [{ q: Q, k: K, v: V, scale: 0 }, 'scale must be a finite number greater than 0 (got 0)'],
       ];
       for (const [input, message] of cases) {

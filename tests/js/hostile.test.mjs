@@ -547,12 +547,12 @@ describe('issue 10 regressions in the JS API', () => {
     throwsExactly(() => attn.attention({ q: new Array(70000), k: K, v: V }), 'Q has 70000 rows, over the limit of 65536');
     const row = new Array(65536).fill(false);
     throwsExactly(() => attn.attention({ q: new Array(65536).fill([1]), k: new Array(65536).fill([1]), v: [[1]], mask: new Array(65536).fill(row) }),
-      'mask is 65536×65536, over the limit of 4194304 entries for one attention matrix');
+      'Q has 65536 rows and K has 65536: the 65536×65536 attention matrix is over the limit of 4194304 entries (2048×2048)');
     // Found in review: key flags and biases were read whole before any length check.
     throwsExactly(() => attn.attention({ q: Q, k: K, v: V, mask: { keys: sparseOfLength(2 ** 32 - 1) } }),
-      'mask.keys has 4294967295 flags, over the limit of 65536');
+      'mask.keys has 4294967295 flags but K has 3 rows: key padding needs one flag per key');
     throwsExactly(() => attn.multiHead({ x: V, wq: I2, wk: I2, wv: I2, wo: I2, bq: sparseOfLength(2 ** 32 - 1) }),
-      'b_Q has 4294967295 entries, over the limit of 4096');
+      'b_Q has 4294967295 entries, more than d_model can be (at most 4096)');
   });
 
   it('issue 10 messages: { rows: 2**32 + 3, cols: 0 } is refused as given, not as a 3×0 matrix', () => {
@@ -638,7 +638,7 @@ describe('issue 10 regressions in the JS API', () => {
     assert.deepEqual(
       { ...limits },
       {
-        maxRows: 65536, maxCols: 4096, maxHeads: 256, maxScoreEntries: 2048 * 2048, maxStreamingFloats: 2 ** 26,
+        maxRows: 65536, maxCols: 4096, maxHeads: 256, maxScoreEntries: 2048 * 2048, maxStreamingFloats: 2 ** 26, maxExactCount: 2 ** 53 - 1,
         maxNormalSide: 256, maxScalingDk: 1024, maxScalingPairs: 100000, maxScalingBins: 200, maxScalingRow: 256,
         maxTimingN: 2048, maxTimingRepeats: 1000, maxConstructTokens: 16, maxPeakIterations: 2 ** 32 - 1,
       },
