@@ -81,6 +81,11 @@ describe('issue 14: look inside a trained model', () => {
     // The default text shows all three behaviours at once.
     const captions = (await Promise.all(NAMES.map((n) => caption(n).textContent()))).join(' | ');
     for (const [, label] of ROLES) assert.ok(captions.includes(label), `${label} in ${captions}`);
+    // Each map is described by its caption, which reads as one sentence.
+    assert.equal(await map('Layer 1 head 1').getAttribute('aria-describedby'), await caption('Layer 1 head 1').getAttribute('id'));
+    const l1h1 = run.layers[0].heads[0];
+    assert.equal(await caption('Layer 1 head 1').textContent(),
+      `Layer 1 head 1: previous-token head. Scores: previous token ${format(l1h1.previousToken, 3)}, induction ${format(l1h1.induction, 3)}, first token ${format(l1h1.firstToken, 3)}`);
     const status = await lab().locator('.learned-source').textContent();
     assert.match(status, /^Heads of the shipped checkpoint \(2 layers of 2 heads, d_model 32, trained from seed 1 for 4,000 steps\)\.$/);
     const honesty = await lab().locator('.learned-honesty').textContent();

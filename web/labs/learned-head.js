@@ -60,11 +60,14 @@ export class HeadView {
     const roles = roleLabels(data);
     this.element.classList.toggle('has-role', roles.length > 0);
     this.roles.textContent = roles.length ? `: ${roles.join(', ')}` : ': no role above the threshold';
-    this.scores.replaceChildren(...ROLES.map((r) => h('span', {
-      class: data[r.key] !== null && data[r.key] >= ROLE_THRESHOLD ? 'score passes' : 'score',
-      dataset: { role: r.key },
-      text: `${r.score} ${data[r.key] === null ? 'n/a (no repeated token)' : format(data[r.key], 3)}`,
-    })));
+    // The separators are for a screen reader, which reads the caption as one line.
+    this.scores.replaceChildren(...ROLES.flatMap((r, k) => [
+      h('span', { class: 'sr-only', text: k === 0 ? '. Scores: ' : ', ' }),
+      h('span', {
+        class: data[r.key] !== null && data[r.key] >= ROLE_THRESHOLD ? 'score passes' : 'score',
+        dataset: { role: r.key },
+        text: `${r.score} ${data[r.key] === null ? 'n/a (no repeated token)' : format(data[r.key], 3)}`,
+      })]));
 
     this.tableDrawn = false;
     if (this.details.open) this.#table();
