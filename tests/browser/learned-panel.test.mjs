@@ -161,6 +161,13 @@ describe('issue 14: look inside a trained model', () => {
   it('presets: the lesson\'s sentence (cut to 32 characters, and said so), a repeated phrase, another random string, and the learner\'s own text back', async () => {
     await open();
     const presets = lab().getByRole('group', { name: 'Text presets' });
+    // Before the learner has typed anything, "Your own text" readies the field and keeps the heads.
+    const before = await shownText();
+    await presets.getByRole('button', { name: 'Your own text' }).click();
+    assert.equal(await shownText(), before);
+    assert.equal(await textBox().getAttribute('aria-invalid'), null);
+    assert.ok(await textBox().evaluate((e) => e.getRootNode().activeElement === e));
+    assert.match(await lab().locator('.preset-note').textContent(), /^Type your own text in the field above/);
     await presets.getByRole('button', { name: 'The lesson’s sentence' }).click();
     assert.equal(await shownText(), 'the cat sat on the mat because');
     assert.match(await lab().locator('.preset-note').textContent(), /“The cat sat on the mat because it was tired”, in lower case and cut at “because”/);

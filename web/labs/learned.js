@@ -132,8 +132,14 @@ export class LearnedLab {
       if (this.preset === 'random') this.seed += 1;
       text = randomRepeat(this.seed);
     } else if (key === 'own') {
-      text = this.ownText;
       this.input.focus();
+      if (!this.ownText) {
+        // Nothing typed yet: the field is ready for it, and the heads stay until it is.
+        this.input.select();
+        this.#pressPresets('own');
+        return;
+      }
+      text = this.ownText;
     } else {
       text = PRESETS[key].text;
     }
@@ -144,7 +150,9 @@ export class LearnedLab {
   #pressPresets(key) {
     this.preset = key;
     for (const b of this.presetButtons) b.setAttribute('aria-pressed', String(b.dataset.preset === key));
-    this.presetNote.textContent = key === 'random' ? `A string of distinct letters drawn with seed ${this.seed}, a space, and the string again. Press the button again for another.` : PRESETS[key]?.note ?? '';
+    this.presetNote.textContent = key === 'random' ? `A string of distinct letters drawn with seed ${this.seed}, a space, and the string again. Press the button again for another.`
+      : key === 'own' && !this.ownText ? 'Type your own text in the field above: letters a to z and spaces, up to 32 characters.'
+        : PRESETS[key]?.note ?? '';
   }
 
   // A text the model can read replaces the shown one; any other is marked where it is typed,
