@@ -68,6 +68,9 @@ inline void matmul_abt(const float* a, std::size_t lda, const float* b, std::siz
 
 namespace detail {
 
+// Rows of A per register tile; packed panels (pack_rows) hold this many rows each.
+inline constexpr std::size_t kTileRows = 4;
+
 #if ATTN_SIMD
 // Vector registers of the target: 32 with AVX-512, 16 for SSE/AVX and for V8's wasm SIMD.
 inline constexpr std::size_t kVectorRegisters =
@@ -83,7 +86,6 @@ inline constexpr std::size_t kVectorRegisters =
 // 4 × 2 (8 + 2 + 1 live vectors, as many as V8 keeps in registers). With 32: 4 × 4, which
 // covers a 64-wide row of AVX-512 in one tile, needs half the loads per multiply-add and keeps
 // 16 chains in flight, enough for two FMA units of 4 cycles' latency.
-inline constexpr std::size_t kTileRows = 4;
 inline constexpr std::size_t kTileVectors = kVectorRegisters >= 32 ? 4 : 2;
 
 // Pins a loaded vector in a register. Without it GCC folds each load of B into every
@@ -159,11 +161,79 @@ inline void matmul_ab(const float* a, std::size_t lda, const float* b, std::size
   }
   for (; i < n; ++i) rows_ab<1, Accumulate>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, k, p);
 #else
-  if constexpr (Accumulate) {
-    reference::matmul_ab_add_ref(a, lda, b, ldb, c, ldc, n, k, p);
-  } else {
-    reference::matmul_ab_ref(a, lda, b, ldb, c, ldc, n, k, p);
+  reference::matmul_ab_ref(a, lda, b, ldb, c, ldc, n, k, p,
+                           Accumulate ? reference::Store::add : reference::Store::assign);
+#endif
+}
+
+#if ATTN_SIMD
+// The register tile of tile_ab for an A whose layout is known at compile time: element (r, t)
+// of the tile's rows at a[r·RowStride + t·StepStride]. A and B are read through pointers that
+// advance by a step, so every load of A has a constant offset. Under WebAssembly an address is
+// base + constant only: with tile_ab's runtime stride LLVM recomputes (t + r·lda)·4 + a for each
+// of the R loads and t·ldb·4 + b at every step, about as many integer as vector instructions.
+template <std::size_t R, std::size_t V, bool Accumulate, std::size_t RowStride, std::size_t StepStride>
+inline void tile_ab_fixed(const float* a, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+                          std::size_t k) {
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t L = batch::size;
+  batch s[R][V];
+  for (std::size_t r = 0; r < R; ++r) {
+    for (std::size_t v = 0; v < V; ++v) {
+      s[r][v] = Accumulate ? batch::load_unaligned(c + r * ldc + v * L) : batch(0.0f);
+    }
   }
+  const float* const a_end = a + k * StepStride;
+  for (; a != a_end; a += StepStride, b += ldb) {
+    batch bv[V];
+    for (std::size_t v = 0; v < V; ++v) bv[v] = in_register(batch::load_unaligned(b + v * L));
+    for (std::size_t r = 0; r < R; ++r) {
+      const batch w(a[r * RowStride]);
+      for (std::size_t v = 0; v < V; ++v) s[r][v] = xsimd::fma(w, bv[v], s[r][v]);
+    }
+  }
+  for (std::size_t r = 0; r < R; ++r) {
+    for (std::size_t v = 0; v < V; ++v) s[r][v].store_unaligned(c + r * ldc + v * L);
+  }
+}
+
+// R rows of C (A's rows at a + r·RowStride), every column: full tiles, one vector, then scalars.
+template <std::size_t R, bool Accumulate, std::size_t RowStride, std::size_t StepStride>
+inline void rows_ab_fixed(const float* a, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+                          std::size_t k, std::size_t p) {
+  constexpr std::size_t L = xsimd::batch<float>::size;
+  std::size_t j = 0;
+  for (; j + kTileVectors * L <= p; j += kTileVectors * L) {
+    tile_ab_fixed<R, kTileVectors, Accumulate, RowStride, StepStride>(a, b + j, ldb, c + j, ldc, k);
+  }
+  for (; j + L <= p; j += L) tile_ab_fixed<R, 1, Accumulate, RowStride, StepStride>(a, b + j, ldb, c + j, ldc, k);
+  for (; j < p; ++j) {
+    for (std::size_t r = 0; r < R; ++r) {
+      float s = Accumulate ? c[r * ldc + j] : 0.0f;
+      for (std::size_t t = 0; t < k; ++t) s += a[r * RowStride + t * StepStride] * b[t * ldb + j];
+      c[r * ldc + j] = s;
+    }
+  }
+}
+#endif
+
+// C (+)= A·B for an A in groups of kTileRows rows, group_stride floats apart, each laid out as
+// RowStride and StepStride say (see reference::PanelLayout).
+template <bool Accumulate, std::size_t RowStride, std::size_t StepStride>
+inline void matmul_panels_ab(const float* a, std::size_t group_stride, const float* b, std::size_t ldb,
+                             float* c, std::size_t ldc, std::size_t n, std::size_t k, std::size_t p) {
+  assert(n != 0 && k != 0 && p != 0);
+#if ATTN_SIMD
+  std::size_t i = 0;
+  for (; i + kTileRows <= n; i += kTileRows, a += group_stride) {
+    rows_ab_fixed<kTileRows, Accumulate, RowStride, StepStride>(a, b, ldb, c + i * ldc, ldc, k, p);
+  }
+  for (std::size_t r = 0; i < n; ++i, ++r) {
+    rows_ab_fixed<1, Accumulate, RowStride, StepStride>(a + r * RowStride, b, ldb, c + i * ldc, ldc, k, p);
+  }
+#else
+  reference::matmul_panels_ab_ref(a, {kTileRows, group_stride, RowStride, StepStride}, b, ldb, c, ldc, n, k, p,
+                                  Accumulate ? reference::Store::add : reference::Store::assign);
 #endif
 }
 
@@ -180,6 +250,41 @@ inline void matmul_ab(const float* a, std::size_t lda, const float* b, std::size
 inline void matmul_ab_add(const float* a, std::size_t lda, const float* b, std::size_t ldb,
                           float* c, std::size_t ldc, std::size_t n, std::size_t k, std::size_t p) {
   detail::matmul_ab<true>(a, lda, b, ldb, c, ldc, n, k, p);
+}
+
+// Packs rows × k of A (stride lda) for matmul_packed_ab: panels of kTileRows rows, each k steps
+// of kTileRows floats (element (r, t) of a panel at t·kTileRows + r), the last panel padded
+// with zeros. dst holds packed_rows_size(rows, k) floats. The streaming path packs each block
+// of queries once and multiplies it by every panel of Kᵀ.
+inline std::size_t packed_rows_size(std::size_t rows, std::size_t k) {
+  return (rows + detail::kTileRows - 1) / detail::kTileRows * detail::kTileRows * k;
+}
+inline void pack_rows(const float* a, std::size_t lda, std::size_t rows, std::size_t k, float* dst) {
+  constexpr std::size_t R = detail::kTileRows;
+  for (std::size_t i0 = 0; i0 < rows; i0 += R, dst += R * k) {
+    for (std::size_t r = 0; r < R; ++r) {
+      if (i0 + r < rows) {
+        const float* row = a + (i0 + r) * lda;
+        for (std::size_t t = 0; t < k; ++t) dst[t * R + r] = row[t];
+      } else {
+        for (std::size_t t = 0; t < k; ++t) dst[t * R + r] = 0.0f;
+      }
+    }
+  }
+}
+
+// C (n×p, stride ldc) = A·B with A n×k packed by pack_rows, B k×p (stride ldb).
+inline void matmul_packed_ab(const float* packed, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+                             std::size_t n, std::size_t k, std::size_t p) {
+  detail::matmul_panels_ab<false, 1, detail::kTileRows>(packed, detail::kTileRows * k, b, ldb, c, ldc, n, k, p);
+}
+
+// C (n×p, stride ldc) += A·B with A n×k of row stride Lda, a compile-time constant (the
+// streaming path's score tiles, kBlockKeys wide), B k×p (stride ldb).
+template <std::size_t Lda>
+inline void matmul_fixed_stride_ab_add(const float* a, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+                                       std::size_t n, std::size_t k, std::size_t p) {
+  detail::matmul_panels_ab<true, Lda, 1>(a, detail::kTileRows * Lda, b, ldb, c, ldc, n, k, p);
 }
 
 }  // namespace attn::kernels

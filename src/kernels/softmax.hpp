@@ -49,6 +49,40 @@ inline bool all_magnitudes_below(const float* x, std::size_t n, float limit) {
   return true;
 }
 
+// The largest element, and whether every |x[i]| < limit (false for NaN): the streaming path
+// needs both of every score row (the softmax's max and the range rule's fast check), and one
+// pass over the row does both.
+using reference::MaxInRange;
+inline MaxInRange reduce_max_in_range(const float* x, std::size_t n, float limit) {
+  assert(n != 0);
+#if ATTN_SIMD
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t L = batch::size;
+  float best = -std::numeric_limits<float>::infinity();
+  bool in_range = true;
+  std::size_t i = 0;
+  if (n >= L) {
+    const batch vlimit(limit);
+    batch m = batch::load_unaligned(x);
+    xsimd::batch_bool<float> ok = xsimd::abs(m) < vlimit;
+    for (i = L; i + L <= n; i += L) {
+      const batch xi = batch::load_unaligned(x + i);
+      m = xsimd::max(m, xi);
+      ok = ok & (xsimd::abs(xi) < vlimit);
+    }
+    best = xsimd::reduce_max(m);
+    in_range = xsimd::all(ok);
+  }
+  for (; i < n; ++i) {
+    best = x[i] > best ? x[i] : best;
+    in_range = in_range && std::fabs(x[i]) < limit;
+  }
+  return {best, in_range};
+#else
+  return reference::reduce_max_in_range_ref(x, n, limit);
+#endif
+}
+
 // y[i] = exp((x[i] - max)·scale), returns Σ y[i]: the streaming softmax, which leaves the
 // scores unscaled and applies 1/√d here, in the same pass as the exp. scale > 0; max must be
 // finite and >= every x[i], so each exponent is <= 0 and exp cannot overflow; masked entries

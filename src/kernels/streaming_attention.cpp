@@ -68,6 +68,51 @@ void validate_output_inputs(const float* q, const float* k, const float* v, Outp
   validate_matrix("V", {v, s.m, s.dv, s.dv});
 }
 
+namespace streaming_detail {
+
+bool softmax_tile(ScoreTile t, bool causal, float scale, const float* q, const float* k, std::size_t d,
+                  RunningRows running) {
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  for (std::size_t r = 0; r < t.rows; ++r) {
+    float* row = t.scores + r * kBlockKeys;
+    const std::size_t query = t.first_query + r;
+    // Causal: keys after the query are hidden, so only a prefix of the row is visible.
+    const std::size_t visible =
+        !causal ? t.keys : query + 1 <= t.first_key ? 0 : std::min(t.keys, query + 1 - t.first_key);
+    // The range rule's fast check over every score, hidden or not, and the max of the visible
+    // ones, in one pass over the visible part.
+    float block_max = kNegInf;
+    bool in_range = true;
+    if (visible != 0) {
+      const kernels::MaxInRange visible_part = kernels::reduce_max_in_range(row, visible, kRecomputeAbove);
+      block_max = visible_part.max;
+      in_range = visible_part.in_range;
+    }
+    in_range = in_range && kernels::all_magnitudes_below(row + visible, t.keys - visible, kRecomputeAbove);
+    if (!in_range) {
+      if (settle_scores(row, q + query * d, k + t.first_key * d, d, t.keys, d) < t.keys) return false;
+      if (visible != 0) block_max = kernels::reduce_max(row, visible);
+    }
+    std::fill(row + visible, row + t.keys, 0.0f);  // exp(−inf): hidden keys weigh exactly 0
+    if (visible == 0) continue;                      // every key of this tile is hidden from the query
+    // The online softmax: when the running max grows, rescale what was summed under the old
+    // one. After the first few tiles it rarely does, so most rows skip the scalar exp.
+    const float old_max = running.max[r];
+    if (block_max > old_max) {
+      if (old_max != kNegInf) {  // on the row's first tile there is nothing to rescale
+        const float correction = std::exp((old_max - block_max) * scale);
+        running.sum[r] *= correction;
+        kernels::scale(running.acc + r * running.dv, correction, running.dv);
+      }
+      running.max[r] = block_max;
+    }
+    running.sum[r] += kernels::exp_scaled_minus_max_sum(row, running.max[r], scale, row, visible);
+  }
+  return true;
+}
+
+}  // namespace streaming_detail
+
 void attention_output(const float* q, const float* k, const float* v, OutputShape s, bool causal,
                       float* out, StreamingWorkspace& ws) {
   validate_output_inputs(q, k, v, s);
@@ -85,10 +130,12 @@ void attention_output(const float* q, const float* k, const float* v, OutputShap
   }
   ws.scores.resize(kBlockRows * kBlockKeys);
   ws.acc.resize(kBlockRows * dv);
+  ws.queries.resize(kernels::packed_rows_size(kBlockRows, d));
   ws.row_max.resize(kBlockRows);
   ws.row_sum.resize(kBlockRows);
   float* scores = ws.scores.data();
   float* acc = ws.acc.data();
+  float* queries = ws.queries.data();
   // The range rule covers every score, hidden or not: a causal call checks the skipped ones
   // only when their size could matter.
   const bool check_skipped = causal && !scores_bounded(q, k, s);
@@ -97,6 +144,8 @@ void attention_output(const float* q, const float* k, const float* v, OutputShap
 
   for (std::size_t i0 = 0; i0 < n; i0 += kBlockRows) {
     const std::size_t rows = std::min(kBlockRows, n - i0);
+    // The block's queries packed once for the micro-kernel, which then reads each panel of Kᵀ.
+    kernels::pack_rows(q + i0 * d, d, rows, d, queries);
     std::fill(acc, acc + rows * dv, 0.0f);
     std::fill(ws.row_max.begin(), ws.row_max.begin() + std::ptrdiff_t(rows), kNegInf);
     std::fill(ws.row_sum.begin(), ws.row_sum.begin() + std::ptrdiff_t(rows), 0.0f);
@@ -107,35 +156,13 @@ void attention_output(const float* q, const float* k, const float* v, OutputShap
       const std::size_t keys = std::min(kBlockKeys, key_end - j0);
       // S = Q_block · (Kᵀ)[:, j0 : j0 + keys], from the block's panel
       const float* panel = ws.keys_t.data() + (j0 / kBlockKeys) * d * kBlockKeys;
-      kernels::matmul_ab(q + i0 * d, d, panel, kBlockKeys, scores, kBlockKeys, rows, d, keys);
+      kernels::matmul_packed_ab(queries, panel, kBlockKeys, scores, kBlockKeys, rows, d, keys);
       // The scores stay unscaled (and so do row_max); 1/√d is applied inside the exp pass.
-      for (std::size_t r = 0; r < rows; ++r) {
-        float* row = scores + r * kBlockKeys;
-        if (settle_scores(row, q + (i0 + r) * d, k + j0 * d, d, keys, d) < keys) {
-          throw_first_score_overflow(q, k, i0, rows, m, d);
-        }
-        if (causal) {
-          for (std::size_t c = i0 + r + 1 > j0 ? i0 + r + 1 - j0 : 0; c < keys; ++c) row[c] = kNegInf;
-        }
-        const float block_max = kernels::reduce_max(row, keys);
-        if (block_max == kNegInf) {  // every key of this block is hidden from this query
-          std::fill(row, row + keys, 0.0f);
-          continue;
-        }
-        // The online softmax: when the running max grows, rescale what was summed under the old
-        // one. After the first few blocks it rarely does, so most rows skip the scalar exp.
-        const float old_max = ws.row_max[r];
-        if (block_max > old_max) {
-          if (old_max != kNegInf) {  // on the row's first block there is nothing to rescale
-            const float correction = std::exp((old_max - block_max) * scale);
-            ws.row_sum[r] *= correction;
-            kernels::scale(acc + r * dv, correction, dv);
-          }
-          ws.row_max[r] = block_max;
-        }
-        ws.row_sum[r] += kernels::exp_scaled_minus_max_sum(row, ws.row_max[r], scale, row, keys);
+      if (!streaming_detail::softmax_tile({scores, rows, keys, i0, j0}, causal, scale, q, k, d,
+                                          {ws.row_max.data(), ws.row_sum.data(), acc, dv})) {
+        throw_first_score_overflow(q, k, i0, rows, m, d);
       }
-      kernels::matmul_ab_add(scores, kBlockKeys, v + j0 * dv, dv, acc, dv, rows, keys, dv);
+      kernels::matmul_fixed_stride_ab_add<kBlockKeys>(scores, v + j0 * dv, dv, acc, dv, rows, keys, dv);
     }
 
     for (std::size_t i = i0; check_skipped && i < i0 + rows; ++i) {

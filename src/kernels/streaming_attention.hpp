@@ -20,6 +20,7 @@ inline constexpr std::size_t kBlockKeys = 64;  // keys per block: a 64×64 score
 // The matrices are cache-line aligned (aligned_vector.hpp).
 struct StreamingWorkspace {
   AlignedVector<float> keys_t;  // Kᵀ in panels of d × kBlockKeys: packed once per call
+  AlignedVector<float> queries; // one block of Q, packed for the micro-kernel (kernels::pack_rows)
   AlignedVector<float> scores;  // kBlockRows × kBlockKeys
   AlignedVector<float> acc;     // kBlockRows × d_v: the unnormalized output rows
   std::vector<float> row_max;   // running max per query of the block
@@ -48,5 +49,33 @@ void validate_output_inputs(const float* q, const float* k, const float* v, Outp
 // same attn::Error.
 void attention_output(const float* q, const float* k, const float* v, OutputShape shape,
                       bool causal, float* out, StreamingWorkspace& workspace);
+
+// One step of the online softmax, between the two products of a block: exposed so that the
+// benchmark's profile (tools/bench/profile.cpp) times this very code apart from QKᵀ and P·V.
+namespace streaming_detail {
+
+// A tile of scores: rows queries from first_query on, keys keys from first_key on, row stride
+// kBlockKeys. Raw QKᵀ in; exp((s − max)·scale) out, 0 for every hidden key.
+struct ScoreTile {
+  float* scores;
+  std::size_t rows, keys, first_query, first_key;
+};
+
+// The running state of the tile's queries: max (unscaled score), Σ exp and the unnormalized
+// output rows acc (rows × dv), rescaled whenever a row's max grows.
+struct RunningRows {
+  float* max;
+  float* sum;
+  float* acc;
+  std::size_t dv;
+};
+
+// Applies the range rule to the tile's scores (q, k and d recompute a suspect one in double),
+// the causal mask, and the online softmax update. Returns false when a score is outside
+// float32's range: the caller reports the first such score of the whole call.
+bool softmax_tile(ScoreTile tile, bool causal, float scale, const float* q, const float* k,
+                  std::size_t d, RunningRows running);
+
+}  // namespace streaming_detail
 
 }  // namespace attn

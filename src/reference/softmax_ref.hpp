@@ -15,6 +15,18 @@ inline float reduce_max_ref(const float* x, std::size_t n) {
   return best;
 }
 
+// The largest element (as reduce_max_ref) and whether every |x[i]| < limit (false for NaN).
+struct MaxInRange {
+  float max;
+  bool in_range;
+};
+inline MaxInRange reduce_max_in_range_ref(const float* x, std::size_t n, float limit) {
+  assert(n != 0);
+  bool in_range = true;
+  for (std::size_t i = 0; i < n; ++i) in_range = in_range && std::fabs(x[i]) < limit;
+  return {reduce_max_ref(x, n), in_range};
+}
+
 // y[i] = exp(x[i] - max) and returns Σ y[i]. Subtracting the row max keeps every exponent <= 0,
 // so exp never overflows however large the scores are. -inf entries (masked) give exactly 0.
 inline float exp_minus_max_sum_ref(const float* x, float max, float* y, std::size_t n) {

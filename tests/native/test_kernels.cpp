@@ -1,6 +1,10 @@
 // Each SIMD kernel against its scalar reference (computed in double), on shapes around the
 // vector width and with tails. Operands sit one float past an aligned address, and the
 // floats around them are NaN, so a kernel that reads outside its rows cannot pass.
+// In the scalar wasm build (ATTN_SIMD == 0) the kernels are the references, so the cases that
+// compare a kernel with its own reference are compiled out there: what remains (packing, the
+// packed products against the plain reference, the range checks, transpose, the exp's range
+// below -87.3) compares different code or known values, and can fail in every build.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -23,8 +27,22 @@ using testsupport::Random;
 namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-const std::size_t kRows[] = {1, 2, 3, 4, 5, 7, 8, 9, 17, 64, 65, 257};
-const std::size_t kDepths[] = {1, 2, 3, 4, 5, 8, 63, 64, 65};
+
+// Sizes around this build's vector width N (4 for SSE2 and wasm, 8 for AVX2, 16 for AVX-512):
+// N ± 1, 3N + 2 (a tile of 2 vectors, then one vector, then 2 scalar columns) and 8N + 2 (two
+// AVX-512 tiles of 4 vectors, then scalars), and AVX-512's 15 and 16 in every build.
+std::vector<std::size_t> sweep(std::initializer_list<std::size_t> fixed) {
+  const std::size_t n = attn::kernels::kLanes;
+  std::vector<std::size_t> sizes(fixed);
+  for (std::size_t extra : {n - 1, n, n + 1, 3 * n + 2, 8 * n + 2, std::size_t(15), std::size_t(16)}) {
+    if (extra != 0) sizes.push_back(extra);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+const std::vector<std::size_t> kRows = sweep({1, 2, 3, 4, 5, 7, 8, 9, 14, 17, 34, 64, 65, 257});
+const std::vector<std::size_t> kDepths = sweep({1, 2, 3, 4, 5, 8, 14, 34, 63, 64, 65});
 
 // A rows×cols operand with row stride `stride`, starting one float into a NaN-filled buffer.
 struct Padded {
@@ -71,6 +89,7 @@ void check_product(Kernel kernel, Reference reference, std::size_t rows, std::si
 
 }  // namespace
 
+#if ATTN_SIMD
 TEST_CASE("matmul_abt (QKᵀ) matches its scalar reference on every shape, with tails") {
   ATTN_SEEDED_RANDOM(rng, 1);
   for (std::size_t n : kRows) {
@@ -132,7 +151,7 @@ TEST_CASE("matmul_ab_add (the streaming P·V update) accumulates like its scalar
             },
             [&](float* c, std::size_t ldc) {
               for (std::size_t i = 0; i < n; ++i) std::copy(start.data + i * start.stride, start.data + i * start.stride + p, c + i * ldc);
-              attn::reference::matmul_ab_add_ref(a.data, a.stride, b.data, b.stride, c, ldc, n, k, p);
+              attn::reference::matmul_ab_ref(a.data, a.stride, b.data, b.stride, c, ldc, n, k, p, attn::reference::Store::add);
             },
             n, p,
             [&](std::size_t i, std::size_t j) {
@@ -140,6 +159,117 @@ TEST_CASE("matmul_ab_add (the streaming P·V update) accumulates like its scalar
                      2.0 * FLT_EPSILON * std::fabs(double(start.data[i * start.stride + j]));
             });
       }
+    }
+  }
+}
+
+#endif  // ATTN_SIMD
+
+// The streaming path's products read A in a layout fixed at compile time: packed panels of
+// kTileRows rows (the queries) or rows a constant stride apart (the score tiles). Both are
+// checked against the plain reference on the unpacked matrix, a different code path in every
+// build (in the scalar build too, where they run the layout-aware reference).
+TEST_CASE("pack_rows lays out every row in panels and pads the last panel with zeros") {
+  ATTN_SEEDED_RANDOM(rng, 8);
+  constexpr std::size_t R = attn::kernels::detail::kTileRows;
+  for (std::size_t rows : kRows) {
+    for (std::size_t k : {std::size_t(1), std::size_t(3), std::size_t(64), std::size_t(65)}) {
+      CAPTURE(rows); CAPTURE(k);
+      const Padded a(rng, rows, k, 3);
+      const std::size_t size = attn::kernels::packed_rows_size(rows, k);
+      REQUIRE(size == (rows + R - 1) / R * R * k);
+      std::vector<float> packed(size + 1, kNaN);
+      attn::kernels::pack_rows(a.data, a.stride, rows, k, packed.data());
+      for (std::size_t i = 0; i < (rows + R - 1) / R * R; ++i) {
+        for (std::size_t t = 0; t < k; ++t) {
+          const float want = i < rows ? a.data[i * a.stride + t] : 0.0f;
+          REQUIRE(packed[i / R * R * k + t * R + i % R] == want);
+        }
+      }
+      REQUIRE(std::isnan(packed[size]));
+    }
+  }
+}
+
+TEST_CASE("matmul_packed_ab (the streaming QKᵀ) matches the plain reference, with tails") {
+  ATTN_SEEDED_RANDOM(rng, 9);
+  for (std::size_t n : kRows) {
+    for (std::size_t k : {std::size_t(1), std::size_t(5), std::size_t(16), std::size_t(64), std::size_t(65)}) {
+      for (std::size_t p : kDepths) {
+        CAPTURE(n); CAPTURE(k); CAPTURE(p);
+        const Padded a(rng, n, k, 1), b(rng, k, p, 2);
+        std::vector<float> packed(attn::kernels::packed_rows_size(n, k));
+        attn::kernels::pack_rows(a.data, a.stride, n, k, packed.data());
+        check_product(
+            [&](float* c, std::size_t ldc) {
+              attn::kernels::matmul_packed_ab(packed.data(), b.data, b.stride, c, ldc, n, k, p);
+            },
+            [&](float* c, std::size_t ldc) {
+              attn::reference::matmul_ab_ref(a.data, a.stride, b.data, b.stride, c, ldc, n, k, p);
+            },
+            n, p,
+            [&](std::size_t i, std::size_t j) {
+              return dot_bound(a.data + i * a.stride, 1, b.data + j, b.stride, k);
+            });
+      }
+    }
+  }
+}
+
+TEST_CASE("matmul_fixed_stride_ab_add (the streaming P·V) accumulates like the plain reference") {
+  ATTN_SEEDED_RANDOM(rng, 10);
+  constexpr std::size_t kStride = 67;  // any constant wider than k: the score tiles use kBlockKeys
+  for (std::size_t n : kRows) {
+    for (std::size_t k : {std::size_t(1), std::size_t(5), std::size_t(16), std::size_t(64), std::size_t(65)}) {
+      for (std::size_t p : kDepths) {
+        CAPTURE(n); CAPTURE(k); CAPTURE(p);
+        const Padded a(rng, n, k, kStride - k), b(rng, k, p, 2);
+        const Padded start(rng, n, p, 2);  // what C holds before: earlier blocks' sums
+        const auto from_start = [&](float* c, std::size_t ldc) {
+          for (std::size_t i = 0; i < n; ++i) std::copy(start.data + i * start.stride, start.data + i * start.stride + p, c + i * ldc);
+        };
+        check_product(
+            [&](float* c, std::size_t ldc) {
+              from_start(c, ldc);
+              attn::kernels::matmul_fixed_stride_ab_add<kStride>(a.data, b.data, b.stride, c, ldc, n, k, p);
+            },
+            [&](float* c, std::size_t ldc) {
+              from_start(c, ldc);
+              attn::reference::matmul_ab_ref(a.data, a.stride, b.data, b.stride, c, ldc, n, k, p,
+                                             attn::reference::Store::add);
+            },
+            n, p,
+            [&](std::size_t i, std::size_t j) {
+              return dot_bound(a.data + i * a.stride, 1, b.data + j, b.stride, k) +
+                     2.0 * FLT_EPSILON * std::fabs(double(start.data[i * start.stride + j]));
+            });
+      }
+    }
+  }
+}
+
+TEST_CASE("reduce_max_in_range finds the max and any value at or over the limit, tails included") {
+  ATTN_SEEDED_RANDOM(rng, 11);
+  const float limit = 1e30f;
+  for (std::size_t n : kRows) {
+    CAPTURE(n);
+    std::vector<float> x(n);
+    for (float& value : x) value = rng.uniform(-100.0f, 100.0f);
+    for (std::size_t at : {std::size_t(0), n / 2, n - 1}) {
+      CAPTURE(at);
+      std::vector<float> row = x;
+      row[at] = 150.0f;  // the max, at the front, the middle and the tail
+      const auto found = attn::kernels::reduce_max_in_range(row.data(), n, limit);
+      CHECK(found.max == 150.0f);
+      CHECK(found.in_range);
+      for (const float bad : {limit, -limit, 3e38f, kNaN, std::numeric_limits<float>::infinity()}) {
+        row = x;
+        row[at] = bad;
+        CHECK_FALSE(attn::kernels::reduce_max_in_range(row.data(), n, limit).in_range);
+      }
+      row = x;
+      row[at] = std::nextafter(limit, 0.0f);  // just under the limit is in range
+      CHECK(attn::kernels::reduce_max_in_range(row.data(), n, limit).in_range);
     }
   }
 }
@@ -181,6 +311,7 @@ TEST_CASE("transpose packs every element, and writes nothing past its rows") {
   }
 }
 
+#if ATTN_SIMD
 TEST_CASE("softmax kernels match their scalar references, with tails and masked entries") {
   ATTN_SEEDED_RANDOM(rng, 3);
   for (std::size_t n : kRows) {
@@ -262,6 +393,8 @@ TEST_CASE("exp_scaled_minus_max_sum (the streaming softmax pass) matches its sca
   }
 }
 
+#endif  // ATTN_SIMD
+
 TEST_CASE("vectorized exp below the stated range: at most a denormal, 0 for -inf, NaN kept") {
   // Past the vector width, so the vector code (not the scalar tail) sees every value.
   std::vector<float> x = {-87.3f, -87.4f, -87.6f, -87.7f, -88.0f, -88.5f, -89.0f, -100.0f, -150.0f,
@@ -282,6 +415,7 @@ TEST_CASE("vectorized exp below the stated range: at most a denormal, 0 for -inf
   for (float y : out) CHECK(std::isnan(y));
 }
 
+#if ATTN_SIMD
 TEST_CASE("vectorized exp is within 2 ulp of the correctly rounded exp over the post-max range") {
   // After the row max is subtracted every argument lies in (-inf, 0]. Below about -87.3 the
   // result is a float32 denormal or 0 and, next to the row max's e^0 = 1, cannot change a
@@ -305,3 +439,4 @@ TEST_CASE("vectorized exp is within 2 ulp of the correctly rounded exp over the 
   MESSAGE("worst exp error: " << worst_ulp << " ulp at x = " << worst_at << ", over " << x.size() << " points");
   CHECK(worst_ulp <= 2.0);
 }
+#endif  // ATTN_SIMD

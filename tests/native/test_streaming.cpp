@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <iterator>
@@ -28,8 +29,32 @@ std::vector<float> streamed(const Matrix& q, const Matrix& k, const Matrix& v, b
   return out;
 }
 
-// Streaming and explaining sum in different orders; both are float32.
-const testsupport::Tolerance kTolerance{2e-5, 2e-5};
+// Streaming and explaining sum in different orders, both in float32. How far two float32
+// evaluations of output row i may differ, from the sizes and the data
+// (first order, worst case, u = eps/2 per rounding, each path's error counted once):
+// - score q_i·k_j: a dot product of length d is off by at most d·u·Σ_t |q_it·k_jt|, which
+//   is at most d·u·Σ_t |q_it|·max_j |k_jt|; the exponent is that times the scale 1/√d;
+// - exp of the scaled, max-subtracted score: (|a| + 4)·eps relative (test_kernels.cpp's bound),
+//   |a| at most scale·(max − min score) <= 2·scale·Σ_t |q_it|·max_j |k_jt|;
+// - a relative error δ in every exp moves a weighted mean of v by at most 2·δ·max|v|;
+// - the row sum and the m-term sum of weights·v: m·u each, and the final scaling u.
+double output_row_bound(const Matrix& q, const Matrix& k, const Matrix& v, std::size_t i) {
+  constexpr double u = FLT_EPSILON / 2;
+  const std::size_t d = q.cols, m = k.rows;
+  double qk = 0.0;  // Σ_t |q_it|·max_j |k_jt|: bounds Σ_t |q_it·k_jt| and |q_i·k_j| for every j
+  for (std::size_t t = 0; t < d; ++t) {
+    double column = 0.0;
+    for (std::size_t j = 0; j < m; ++j) column = std::max(column, std::fabs(double(k(j, t))));
+    qk += std::fabs(double(q(i, t))) * column;
+  }
+  double v_max = 0.0;
+  for (float x : v.data) v_max = std::max(v_max, std::fabs(double(x)));
+  const double scale = 1.0 / std::sqrt(double(d));
+  const double exponent = scale * double(d) * u * qk;
+  const double exp_relative = (2.0 * scale * qk + 4.0) * FLT_EPSILON;
+  const double per_path = v_max * (2.0 * (exponent + exp_relative) + 2.0 * double(m) * u + u);
+  return 2.0 * per_path + 1e-30;
+}
 
 }  // namespace
 
@@ -48,8 +73,17 @@ TEST_CASE("streaming equals the explaining path, dense and causal, over the shap
         attn::AttentionOptions o;
         if (causal) o.mask = attn::Mask::causal();
         const auto explained = attn::attention(q, k, v, o);
-        const std::vector<double> want(explained.output.data.begin(), explained.output.data.end());
-        REQUIRE(testsupport::compare_matrix(streamed(q, k, v, causal, ws), want, n, dv, kTolerance, "output") == "");
+        const std::vector<float> got = streamed(q, k, v, causal, ws);
+        for (std::size_t i = 0; i < n; ++i) {
+          const double bound = output_row_bound(q, k, v, i);
+          for (std::size_t t = 0; t < dv; ++t) {
+            const double want = double(explained.output(i, t));
+            if (!(std::fabs(double(got[i * dv + t]) - want) <= bound)) {
+              CAPTURE(i); CAPTURE(t);
+              FAIL("output " << got[i * dv + t] << ", explaining path " << want << ", bound " << bound);
+            }
+          }
+        }
       }
     }
   }
@@ -71,7 +105,11 @@ TEST_CASE("streaming matches the float64 oracle, and a late huge score rescales 
       for (std::size_t i = 0; i < 40; ++i) for (std::size_t j = i + 1; j < 300; ++j) hidden[i * 300 + j] = 1;
     }
     const auto oracle = testsupport::oracle_attention(q, k, v, hidden);
-    CHECK(testsupport::compare_matrix(streamed(q, k, v, causal, ws), oracle.output, 40, 5, kTolerance, "output") == "");
+    const std::vector<float> got = streamed(q, k, v, causal, ws);
+    for (std::size_t i = 0; i < 40; ++i) {
+      std::vector<double> want(oracle.output.begin() + std::ptrdiff_t(i * 5), oracle.output.begin() + std::ptrdiff_t(i * 5 + 5));
+      CHECK(testsupport::compare_arrays(got.data() + i * 5, want.data(), 5, {output_row_bound(q, k, v, i), 0.0}, "output") == "");
+    }
   }
   const auto dense = streamed(q, k, v, false, ws);
   for (std::size_t t = 0; t < 5; ++t) CHECK(dense[t] == doctest::Approx(v(250, t)).epsilon(1e-4));
