@@ -2,7 +2,9 @@
 // fonts), from dist/ under a server that gzips as a static host does, against the budgets.
 // Needs dist/: `bash tools/build.sh dist` (npm test builds it first).
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -78,6 +80,55 @@ describe('issue 11: every byte one embed transfers, gzip-compressed, within the 
     console.log(`panels="weights": ${report(sizes)}`);
     assert.ok(!sizes.files.some(([p]) => /\/(plot|export|labs)\b|labs\.css/.test(p)), `no plot, exporter or lab is fetched: ${sizes.files.map(([p]) => p).join(' ')}`);
     assert.ok(sizes.total <= 110 * KB, `panels="weights" transfers ${report(sizes)}`);
+  });
+
+  // Issue 14: the learned-heads panel's chunk, its training chunk and worker, its wasm module and
+  // the checkpoint are fetched only by a widget that shows the panel, and the worker only once
+  // "Train in this browser" is pressed.
+  const LEARNED = /\/learned[-.]|\/learned-worker\.js$/;
+  test('issue 14: without panels="learned" no learned-heads file is fetched (chunk, worker, wasm, checkpoint)', async () => {
+    for (const body of ['<attention-calc></attention-calc>', '<attention-calc panels="weights"></attention-calc>', '<attention-calc panels="heads,cost,scaling,construct"></attention-calc>']) {
+      const sizes = await transferred(env, { body });
+      assert.deepEqual(sizes.files.filter(([p]) => LEARNED.test(p)), [], `${body} fetched: ${sizes.files.map(([p]) => p).join(' ')}`);
+    }
+  });
+
+  test('issue 14: panels="learned" fetches its chunk, the learned wasm and the checkpoint, and the worker only when training starts', async () => {
+    const { context, page, problems } = await openPage(env.browser);
+    try {
+      const url = new URL('lesson.html', env.url).href;
+      await context.route(url, (route) => route.fulfill({
+        contentType: 'text/html; charset=utf-8',
+        headers: { 'Content-Security-Policy': CSP },
+        body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A lesson</title>'
+          + '<script type="module" src="attention-calc.js"></script></head><body><attention-calc panels="learned"></attention-calc></body></html>',
+      }));
+      const requests = [];
+      page.on('requestfinished', (request) => requests.push(request));
+      const fetched = async () => Promise.all(requests.filter((r) => LEARNED.test(new URL(r.url()).pathname))
+        .map(async (r) => [new URL(r.url()).pathname, (await r.sizes()).responseBodySize]));
+      await page.goto(url);
+      const train = page.getByRole('button', { name: 'Train in this browser' });
+      await train.waitFor({ timeout: 30_000 });
+      await page.waitForLoadState('networkidle');
+      const shown = await fetched();
+      console.log(`panels="learned", shown: ${shown.map(([p, b]) => `${p} ${(b / KB).toFixed(1)} KB`).join(', ')}`);
+      const paths = shown.map(([p]) => p);
+      assert.ok(paths.some((p) => /^\/learned-[A-Z0-9]+\.js$/.test(p)), `the panel's chunk: ${paths}`);
+      assert.ok(paths.some((p) => /^\/wasm\/learned-(simd|scalar)\.wasm$/.test(p)), `the learned wasm: ${paths}`);
+      assert.ok(paths.includes('/learned-heads.bin'), `the checkpoint: ${paths}`);
+      assert.ok(!paths.includes('/labs/learned-worker.js'), 'no worker before training starts');
+      await train.click();
+      await page.waitForFunction(() => /step [1-9]/.test(document.querySelector('attention-calc').shadowRoot.querySelector('.train-progress')?.textContent), null, { timeout: 60_000 });
+      const training = await fetched();
+      const worker = training.find(([p]) => p === '/labs/learned-worker.js');
+      assert.ok(worker, `the worker, once training starts: ${training.map(([p]) => p)}`);
+      // A worker's own request reports no body size here: its file, as gzip sends it.
+      console.log(`panels="learned", training: the worker ${(gzipSync(readFileSync(join(DIST, 'labs/learned-worker.js'))).length / KB).toFixed(1)} KB gzip`);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
   });
 
   test('issue 11: the calculator page (index.html), for information', async () => {

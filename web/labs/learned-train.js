@@ -89,7 +89,7 @@ export class TrainingPanel {
         h('span', { class: 'train-seed-box' }, h('label', { for: `${id}-seed`, text: 'Seed' }), this.seedInput, this.seedError),
         this.trainButton, this.compareButton, this.stopButton, this.resumeButton, this.resetButton),
       this.shownChoice, this.progressLine, this.status, this.error, this.compareResult,
-      h('div', { class: 'train-results' }, this.figure, h('div', { class: 'train-table-box train-goals-box' }, this.goalsTable)));
+      h('div', { class: 'train-results' }, this.figure, h('div', { class: 'train-table-box train-goals-box', tabIndex: 0, role: 'region', 'aria-label': 'The goals' }, this.goalsTable)));
     this.#render();
   }
 
@@ -100,7 +100,7 @@ export class TrainingPanel {
 
   /** Stops training for good, and goes back to the shipped checkpoint's heads. */
   reset() {
-    const hadFocus = this.element.contains(document.activeElement) || this.element.getRootNode().activeElement === this.resetButton;
+    const hadFocus = this.element.contains(this.element.getRootNode().activeElement);
     this.#stopWorker();
     this.state = 'idle';
     this.models.clear();
@@ -287,7 +287,8 @@ export class TrainingPanel {
     const s = this.state;
     const focused = this.element.getRootNode().activeElement;
     this.trainButton.hidden = s !== 'idle';
-    this.compareButton.hidden = this.models.has('none') || !['idle', 'training', 'paused', 'starting'].includes(s);
+    // A second model can join until the worker is gone (reset, or a failure).
+    this.compareButton.hidden = this.models.has('none') || !(s === 'idle' || this.worker);
     this.stopButton.hidden = !['starting', 'training'].includes(s);
     this.resumeButton.hidden = s !== 'paused';
     this.resetButton.hidden = s === 'idle';
@@ -314,7 +315,7 @@ export class TrainingPanel {
       { name: `${m.name}: second copy`, className: 'loss-second', dashed: m.dashed, points: m.points.map((p) => ({ step: p.step, value: p.second })) },
     ]);
     const steps = Math.max(...models.map((m) => m.step));
-    const markers = models.filter((m) => m.phase !== null).map((m) => ({ step: m.phase, text: models.length > 1 ? `${m.dashed ? 'no scale' : '√d_k'}: drop` : 'phase change' }));
+    const markers = models.filter((m) => m.phase !== null).map((m) => ({ step: m.phase, text: models.length > 1 ? `${m.dashed ? 'no scaling' : '√d_k'}: drop at ${m.phase}` : `phase change, step ${m.phase}` }));
     this.chartBox.replaceChildren(lossChart({
       series, steps, chance: CHANCE, chanceText: `a uniform guess: ln ${VOCABULARY} ≈ ${f2(CHANCE)}`, markers,
       label: `Training loss against steps, ${series.map((s) => s.name).join(', ')}`,
@@ -358,15 +359,13 @@ export class TrainingPanel {
   // The text alternative of one model's curves: the latest values, the drop, the goals.
   #describe(m) {
     const last = m.points.at(-1);
-    const who = this.models.size > 1 ? `The model ${m.name}: ` : '';
+    const who = this.models.size > 1 ? `${m.choice[0].toUpperCase()}${m.choice.slice(1)}: ` : '';
     const at = this.models.size > 1 ? 'at' : 'At';
     if (!last) return `${who}${at} step 0 (both copies start near ${f2(CHANCE)} nats, a uniform guess).`;
     const drop = m.phase === null
       ? 'the second copy\'s loss has not yet fallen below half the first copy\'s.'
       : `the second copy's loss fell below half the first copy's at step ${m.phase}.`;
-    const g = m.goals;
-    const goals = g ? ` Goals measured at the last check: previous-token ${f2(g.previousToken)}, induction ${f2(g.induction)}, attention sink ${f2(g.firstToken)}, second copy's loss ${percent(g.ratio)} of the first's.` : '';
-    return `${who}${at} step ${last.step}, first copy ${f2(last.first)} nats, second copy ${f2(last.second)} nats; ${drop}${goals}`;
+    return `${who}${at} step ${last.step}, first copy ${f2(last.first)} nats, second copy ${f2(last.second)} nats; ${drop}`;
   }
 
   // With both models: what was measured, whatever it shows, beside the lesson's claim.
@@ -384,7 +383,7 @@ export class TrainingPanel {
         : a.done.step < b.done.step ? ' Here the scaled model learned faster, as the lesson says.'
           : ` Here the unscaled model met them first. At this size d_k = ${dk}, so unscaled scores are only √${dk} ≈ ${Math.sqrt(dk).toFixed(1)} times larger than scaled ones; the lesson's warning is about large d_k.`;
     }
-    this.compareResult.textContent = `Measured from seed ${this.seed}: the model with √d_k ${said(a)}; the model with no scaling ${said(b)}.${verdict} ${LESSON_CLAIM}`;
+    this.compareResult.textContent = `Measured from seed ${this.seed}: the model with √d_k ${said(a)}; the model with no scaling ${said(b)} (seconds: each model's own share of the worker's time).${verdict} ${LESSON_CLAIM}`;
   }
 }
 
