@@ -19,6 +19,13 @@ const PRESETS = {
 };
 PRESETS.lesson.text = LESSON_SENTENCE;
 
+// Where the weights come from, and what carries over to GPT-2 (the lesson's 8.11 and its last
+// exercise). The model's size is added once its checkpoint has loaded.
+const honesty = (parameters) => 'These weights were learned by this project’s own trainer on generated text (random strings and their repeats), not taken from GPT-2: '
+  + `no GPT-2 weights ship with this project (GPT-2 small has 124 million parameters, about 500 MB${parameters ? `; this model has about ${Math.round(parameters / 1000)} thousand` : ''}). `
+  + 'What carries over to GPT-2, as the lesson says: its heads specialise the same way, into heads that attend mostly to the previous token, attention sinks that park their weight on the first token, '
+  + 'and induction heads that copy a pattern seen before, the basis of in-context learning; it reads word pieces through 12 layers of 12 heads, so look there for the same kinds of head, less cleanly drawn.';
+
 export class LearnedLab {
   /** @param {{ attn: import('../attention.js').Attention, onError: (message: string) => void }} o */
   constructor({ attn, onError = () => {} }) {
@@ -51,7 +58,7 @@ export class LearnedLab {
     this.grid = h('div', { class: 'head-grid' });
     this.trainingSlot = h('div', { class: 'training-slot' }, h('p', { class: 'calc-status', text: 'Loading “Train in this browser”…' }));
 
-    this.honesty = h('p', { class: 'note learned-honesty' });
+    this.honesty = h('p', { class: 'note learned-honesty', text: honesty(null) });
     this.element = h('section', { class: 'lab learned-lab', role: 'group', 'aria-label': 'Look inside a trained model', part: 'learned' },
       h('h2', { text: 'Look inside a trained model' }),
       this.honesty,
@@ -88,17 +95,17 @@ export class LearnedLab {
     }
     const { config } = this.model;
     this.shippedLabel = `the shipped checkpoint (${config.layers} layers of ${config.heads} heads, d_model ${config.dModel}, trained from seed ${config.seed} for ${config.steps.toLocaleString('en-US')} steps)`;
-    this.honesty.textContent = `These weights were learned by this project’s own trainer on generated text (random strings and their repeats), not taken from GPT-2: no GPT-2 weights ship with this project (GPT-2 small has 124 million parameters, about 500 MB; this model has about ${Math.round(this.#parameters(config) / 1000)} thousand). `
-      + 'What carries over to GPT-2, as the lesson says: its heads specialise the same way, into heads that attend mostly to the previous token, attention sinks that park their weight on the first token, and induction heads that copy a pattern seen before, the basis of in-context learning; it reads word pieces through 12 layers of 12 heads, so look there for the same kinds of head, less cleanly drawn.';
+    this.honesty.textContent = honesty(this.#parameters(config));
     this.#apply(this.text);
   }
 
-  // Token and position embeddings, and W_Q, W_K, W_V, W_O per layer (attention only, no biases).
+  // Token (with BOS) and position embeddings, W_Q, W_K, W_V and W_O per layer (attention only, no
+  // biases), and the unembedding.
   #parameters({ layers, dModel, context, vocabulary }) {
     return (vocabulary.length + 1) * dModel * 2 + context * dModel + layers * 4 * dModel * dModel;
   }
 
-  // H2's training panel, loaded beside the view: if it fails, the heads still work.
+  // The training section (learned-train.js), loaded beside the view: if it fails, the heads still work.
   #loadTraining() {
     import('./learned-train.js').then(({ TrainingPanel }) => {
       this.training = new TrainingPanel({
