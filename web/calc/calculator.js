@@ -8,7 +8,7 @@ import { copyText, saveSvg } from './files.js';
 import { MatrixGrid } from './grid.js';
 import { MaskControls } from './masks.js';
 import { parseNumber } from './parse.js';
-import { answerShape, coreMask, coreScale, emptyPractice, MAX_DIM, MAX_TOKENS, maskReason, PITFALLS, PRESETS, resize, sizes } from './state.js';
+import { answerShape, coreMask, coreScale, emptyPractice, MAX_DIM, MAX_TOKENS, PITFALLS, PRESETS, resize, sizes } from './state.js';
 import { RESULT_STEPS, STEPS, StepsView } from './steps.js';
 import { tex } from './tex.js';
 
@@ -29,6 +29,7 @@ export const LABS = {
   cost: () => import('../labs/cost.js').then((m) => m.CostLab),
   scaling: () => import('../labs/scaling.js').then((m) => m.ScalingLab),
   construct: () => import('../labs/construct.js').then((m) => m.ConstructLab),
+  learned: () => import('../labs/learned.js').then((m) => m.LearnedLab),
 };
 
 export class Calculator {
@@ -55,8 +56,9 @@ export class Calculator {
     // committed state that could be computed (valid), which stays on screen, dimmed, while
     // the input has a problem. Typing 1e40 passes through 1e4, which is never committed.
     this.result = null;    // the core's result for `state`, or null when it cannot be computed
+    this.plotHull = null;  // the hull of the plotted coordinates of V, for `result` (UI state, never on the result)
     this.base = state;
-    this.valid = null;     // { state, result }
+    this.valid = null;     // { state, result, plotHull }
     this.drawn = null;     // the result the steps, plot and checks show
     this.error = '';       // why the current input cannot be computed, or ''
     this.problem = '';     // an input problem reported from outside (an attribute), until the next state
@@ -87,7 +89,7 @@ export class Calculator {
 
   /** What the steps, plot, checks and exports show: the live input, or the last valid one. */
   get shown() {
-    return this.#problem() ? this.valid : (this.result && { state: this.state, result: this.result });
+    return this.#problem() ? this.valid : (this.result && { state: this.state, result: this.result, plotHull: this.plotHull });
   }
 
   /** Replaces the state (from a preset, a link, an attribute) and updates everything. */
@@ -268,7 +270,7 @@ export class Calculator {
 
   #commit() {
     this.base = this.state;
-    if (this.result && !this.grids?.some((g) => g.error) && !this.error) this.valid = { state: this.state, result: this.result };
+    if (this.result && !this.grids?.some((g) => g.error) && !this.error) this.valid = { state: this.state, result: this.result, plotHull: this.plotHull };
   }
 
   // A cell's text stopped being a number (or is unfinished, like '-'): until it is fixed, the
@@ -324,10 +326,17 @@ export class Calculator {
     this.setState(next);
   }
 
+  // Why each key is hidden from each query, from the core (the mask alone, so it holds while Q,
+  // K or V cannot be computed).
+  #maskReasons() {
+    return this.attn.maskReasons({ mask: coreMask(this.state), n: this.state.q.length });
+  }
+
   #toggleMask(i, j) {
-    const reason = maskReason(this.state, i, j);
-    if (reason === 'causal' || reason === 'padding') {
-      this.explanation.replaceChildren(h('p', { text: reason === 'causal'
+    const why = this.#maskReasons()[i][j];
+    // A cell the learner hid can always be shown again; one hidden only by a rule is explained.
+    if (!why.includes('custom') && why.length) {
+      this.explanation.replaceChildren(h('p', { text: why[0] === 'causal'
         ? `Key ${j + 1} is hidden from query ${i + 1} by the causal mask; untick “Causal mask” to change it.`
         : `Token ${j + 1} is padding, hidden from every query; untick its padding box to change it.` }));
       return;
@@ -384,13 +393,13 @@ export class Calculator {
         scale: coreScale(s), // the pitfall modes pass a wrong scale on purpose
         maskAfterSoftmax: s.pitfall === 'mask-after-softmax',
       });
+      let plotHull = result.checks.hull;
       if (dv !== 2) {
         const [ax, ay] = dv === 1 ? [0, null] : s.axes;
-        result.plotHull = this.attn.convexHull(s.v.map((row) => [row[ax], ay === null ? 0 : row[ay]]));
-      } else {
-        result.plotHull = result.checks.hull;
+        plotHull = this.attn.convexHull(s.v.map((row) => [row[ax], ay === null ? 0 : row[ay]]));
       }
       this.result = result;
+      this.plotHull = plotHull;
       this.error = '';
     } catch (error) {
       this.result = null;
@@ -442,7 +451,7 @@ export class Calculator {
     this.grids[0].update(s.q, { readonly });
     this.grids[1].update(s.k, { readonly });
     this.grids[2].update(s.v, { readonly });
-    this.masks.update(s, { readonly });
+    this.masks.update(s, this.#maskReasons(), { readonly });
     for (const option of this.modeOptions) option.hidden = option.value === 'custom-scale' && s.pitfall !== 'custom-scale';
     this.modeSelect.value = s.pitfall;
     this.modeSelect.disabled = readonly;
@@ -478,7 +487,7 @@ export class Calculator {
       return;
     }
     this.drawn = shown.result;
-    const { state, result } = shown;
+    const { state, result, plotHull } = shown;
 
     // Hidden panels are not drawn: a heatmap-only widget does the heatmap's work alone.
     if (practicing) {
@@ -488,7 +497,7 @@ export class Calculator {
     }
     if (this.#shows('steps') || this.#shows('weights')) this.steps.update(result, state, precision, { onlyWeights: !this.#shows('steps') });
     if (this.#shows('plot')) {
-      if (this.plot) this.plot.update(state, result, result.plotHull, precision);
+      if (this.plot) this.plot.update(state, result, plotHull, precision);
       else this.#loadPlot();
     }
     this.plot?.setReadonly(readonly);
@@ -582,7 +591,7 @@ export class Calculator {
       });
       this.plotSlot.append(this.plot.element);
       const shown = this.shown;
-      if (shown) this.plot.update(shown.state, shown.result, shown.result.plotHull, this.options.precision);
+      if (shown) this.plot.update(shown.state, shown.result, shown.plotHull, this.options.precision);
       this.plot.setReadonly(this.options.readonly);
     }, (error) => {
       this.plotSlot.append(h('p', { class: 'calc-status error', role: 'alert', text: `The plot could not load: ${error.message}` }));

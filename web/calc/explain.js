@@ -2,7 +2,6 @@
 // the core's; this module only lays them out as text.
 import { sub } from './dom.js';
 import { format as formatNumber, formatInput } from './format.js';
-import { maskReason } from './state.js';
 
 const REASONS = {
   causal: 'the causal mask: a token may not look at later tokens',
@@ -19,7 +18,7 @@ const factor = (x) => (x < 0 ? `(${formatInput(x)})` : formatInput(x));
 export function explain(state, result, step, i, j, precision = 3) {
   const format = (x) => formatNumber(x, precision);
   const I = sub(i + 1), J = sub(j + 1);
-  const hiddenBy = (r, c) => maskReason(state, r, c);
+  const hiddenBy = (r, c) => result.hiddenBy[r][c]; // the core's reasons: [] when visible
   const afterSoftmax = state.pitfall === 'mask-after-softmax';
   const fully = result.fullyMasked[i];
   switch (step) {
@@ -48,12 +47,12 @@ export function explain(state, result, step, i, j, precision = 3) {
       };
     }
     case 'masked': {
-      const reason = hiddenBy(i, j);
-      const lines = reason === null
+      const reasons = hiddenBy(i, j);
+      const lines = reasons.length === 0
         ? [`masked${I}${J} = scaled${I}${J} = ${format(result.scaled[i][j])}: key ${j + 1} is visible to query ${i + 1}.`]
         : afterSoftmax
           ? [`masked${I}${J} = scaled${I}${J} = ${format(result.scaled[i][j])}: in this pitfall mode the mask is not applied before the softmax; it zeroes the weight afterwards.`]
-          : [`masked${I}${J} = −∞: key ${j + 1} is hidden from query ${i + 1} by ${REASONS[reason]}.`, 'e^(−∞) = 0, so its weight will be exactly 0 and the other weights renormalise.'];
+          : [`masked${I}${J} = −∞: key ${j + 1} is hidden from query ${i + 1} by ${reasons.map((rule) => REASONS[rule]).join(', and by ')}.`, 'e^(−∞) = 0, so its weight will be exactly 0 and the other weights renormalise.'];
       return { title: 'Masked score', lines, related: { q: i, k: j } };
     }
     case 'exp': {
@@ -83,7 +82,7 @@ export function explain(state, result, step, i, j, precision = 3) {
         };
       }
       const division = `A${I}${J} = exp${I}${J} / row sum${I} = ${format(result.exp[i][j])} / ${format(result.rowSum[i])}`;
-      const lines = afterSoftmax && hiddenBy(i, j)
+      const lines = afterSoftmax && hiddenBy(i, j).length
         ? [`${division}, then set to ${format(result.weights[i][j])} by the mask.`,
           'Pitfall: zeroing weights after the softmax does not renormalise the others, so this row no longer sums to 1.']
         : [`${division} = ${format(result.weights[i][j])}`];

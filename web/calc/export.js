@@ -77,10 +77,10 @@ export function pytorchSnippet(state, result, { precision = 3 } = {}) {
   }
   lines.push('    return A @ V, A', '', `Q = ${pyRows(state.q, py)}`, `K = ${pyRows(state.k, py)}`, `V = ${pyRows(state.v, py)}`);
 
-  // Causal stays a flag; padding and hidden cells go in the mask argument.
+  // Causal stays a flag; cells the core says padding or the grid hide go in the mask argument.
   const args = ['Q', 'K', 'V'];
   if (state.causal) args.push('causal=True');
-  const byHand = state.q.map((_, i) => state.q.map((__, j) => state.padding[j] || state.hidden[i][j]));
+  const byHand = result.hiddenBy.map((row) => row.map((why) => why.some((rule) => rule !== 'causal')));
   if (byHand.some((row) => row.some(Boolean))) {
     lines.push(maskComment(state), `mask = ${pyRows(byHand, pyBool)}`);
     args.push('mask=mask');

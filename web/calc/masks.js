@@ -1,10 +1,8 @@
 // Mask controls: the causal checkbox, a padding toggle per token, and a grid where each cell
 // hides or shows one key for one query. The grid shows the combined mask and why each key is
-// hidden.
+// hidden, as the core reports it (attn.maskReasons).
 import { h, sub } from './dom.js';
-import { maskReason } from './state.js';
 
-const SYMBOL = { causal: '✕', padding: '✕', custom: '✕' };
 const WHY = { causal: 'hidden by the causal mask', padding: 'hidden: padding token', custom: 'hidden by you' };
 
 export class MaskControls {
@@ -33,7 +31,8 @@ export class MaskControls {
         this.grid));
   }
 
-  update(state, { readonly = false } = {}) {
+  /** `reasons`: the core's hiddenBy grid for the state's mask (n×n lists of rules). */
+  update(state, reasons, { readonly = false } = {}) {
     const n = state.q.length;
     this.causal.checked = state.causal;
     this.causal.disabled = readonly;
@@ -49,11 +48,12 @@ export class MaskControls {
     for (let i = 0; i < n; i++) {
       for (let j = 0; j < n; j++) {
         const button = this.grid.rows[i + 1].cells[j + 1].firstChild;
-        const reason = maskReason(state, i, j);
-        button.textContent = reason ? SYMBOL[reason] : '✓';
-        button.className = reason ? `hidden-by-${reason}` : 'visible';
-        button.setAttribute('aria-pressed', String(reason !== null));
-        button.title = reason ? WHY[reason] : 'visible';
+        const why = reasons[i][j];
+        button.textContent = why.length ? '✕' : '✓';
+        // Coloured by the first rule that hides it (causal, padding, then custom).
+        button.className = why.length ? `hidden-by-${why[0]}` : 'visible';
+        button.setAttribute('aria-pressed', String(why.length > 0));
+        button.title = why.length ? why.map((rule) => WHY[rule]).join('; ') : 'visible';
         button.disabled = readonly;
       }
     }

@@ -88,26 +88,27 @@ export function resize(state, { n, dk, dv }) {
   };
 }
 
-/** Why key j is hidden from query i: 'causal', 'padding', 'custom', or null (visible). */
-export function maskReason(state, i, j) {
-  if (state.causal && j > i) return 'causal';
-  if (state.padding[j]) return 'padding';
-  if (state.hidden[i][j]) return 'custom';
-  return null;
-}
-
-/** The scale the core should use: undefined for the correct 1/√d_k, else a pitfall's factor. */
+/**
+ * The scale option for the core: undefined for the correct 1/√d_k, the pitfalls 'dk' and 'none'
+ * (the core computes 1/d_k and 1), or the custom factor.
+ */
 export function coreScale(state) {
-  const dk = state.q[0].length;
-  return { 'scale-dk': 1 / dk, 'no-scale': 1, 'custom-scale': state.scale ?? undefined }[state.pitfall];
+  return { 'scale-dk': 'dk', 'no-scale': 'none', 'custom-scale': state.scale ?? undefined }[state.pitfall];
 }
 
-/** The mask as the core takes it: 'none', 'causal', or an n×n grid (true = hidden). */
+/**
+ * The mask as the core takes it: 'none' or 'causal' when that is all, else the state's parts as
+ * they are, { causal, keys, hidden }. The core forms their union and says why each cell is hidden
+ * (result.hiddenBy, attn.maskReasons).
+ */
 export function coreMask(state) {
-  const n = state.q.length;
-  const any = state.padding.some(Boolean) || state.hidden.some((row) => row.some(Boolean));
-  if (!any) return state.causal ? 'causal' : 'none';
-  return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => maskReason(state, i, j) !== null));
+  const padded = state.padding.some(Boolean), byHand = state.hidden.some((row) => row.some(Boolean));
+  if (!padded && !byHand) return state.causal ? 'causal' : 'none';
+  return {
+    ...(state.causal && { causal: true }),
+    ...(padded && { keys: [...state.padding] }),
+    ...(byHand && { hidden: state.hidden.map((row) => [...row]) }),
+  };
 }
 
 // --- the URL hash -------------------------------------------------------------------------
