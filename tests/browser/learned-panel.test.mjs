@@ -199,9 +199,12 @@ describe('issue 14: look inside a trained model', () => {
     assert.equal(await lab().getByRole('button', { name: 'Follow layer 2 head 2 in the text' }).getAttribute('aria-pressed'), 'true');
     assert.equal(await most(), half + 1, 'the token after the previous occurrence of the last letter');
     assert.match(await lab().locator('.look-readout').textContent(), /so an induction head looks at the token after it: .* exactly where this head looks\.$/);
-    // Keyboard: the focused token moves with the arrow keys; the induction head follows it.
+    // Keyboard: the focused token moves with the arrow keys; the induction head follows it. The
+    // keys stay in the widget, so a slide deck listening on the document does not turn the slide.
+    await page.evaluate(() => { window.keysSeen = []; document.addEventListener('keydown', (e) => window.keysSeen.push(e.key)); });
     await strip.focus();
     await page.keyboard.press('ArrowLeft');
+    assert.deepEqual(await page.evaluate(() => window.keysSeen), []);
     assert.equal(await focus(), text.length - 1);
     assert.equal(await most(), half);
     await page.keyboard.press('Home');
@@ -229,6 +232,7 @@ describe('issue 14: look inside a trained model', () => {
     await map('Layer 1 head 2').focus();
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('Enter');
+    assert.deepEqual(await page.evaluate(() => window.keysSeen), []);
     assert.equal(await lab().getByRole('button', { name: 'Follow layer 1 head 2 in the text' }).getAttribute('aria-pressed'), 'true');
     assert.equal(await focus(), 4);
     assert.equal(await most(), argmax(run.layers[0].heads[1].weights[4]));
