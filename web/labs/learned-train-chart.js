@@ -56,17 +56,18 @@ export function lossChart({ series, steps, chance, chanceText, markers = [], lab
   }
   // A uniform guess over the vocabulary: where both copies start.
   root.append(
-    svg('line', { x1: LEFT, x2: LEFT + PLOT_W, y1: Y(chance), y2: Y(chance), stroke: 'currentColor', 'stroke-opacity': 0.45, 'stroke-dasharray': '1 3' }),
-    svg('text', { x: LEFT + PLOT_W - 2, y: Y(chance) + 11, 'text-anchor': 'end', fill: 'currentColor', text: chanceText }));
-  markers.forEach((m, i) => { // labels stacked upwards from the axis, so two never overlap
-    const x = X(m.step), right = x > LEFT + PLOT_W * 0.6, y = TOP + PLOT_H - 6 - i * 12;
-    root.append(
-      svg('line', { x1: x, x2: x, y1: TOP, y2: TOP + PLOT_H, stroke: 'currentColor', 'stroke-opacity': 0.6, 'stroke-dasharray': '3 2' }),
-      svg('text', { x: x + (right ? -3 : 3), y, 'text-anchor': right ? 'end' : 'start', fill: 'currentColor', text: m.text }));
-  });
+    svg('line', { x1: LEFT, x2: LEFT + PLOT_W, y1: Y(chance), y2: Y(chance), stroke: 'currentColor', 'stroke-opacity': 0.45, 'stroke-dasharray': '1 3' }));
   for (const s of series) {
     const d = s.points.filter((p) => Number.isFinite(p.value)).map((p, i) => `${i ? 'L' : 'M'}${X(p.step).toFixed(1)} ${Y(p.value).toFixed(1)}`).join('');
     if (d) root.append(svg('path', { d, fill: 'none', class: `loss-line ${s.className}`, 'stroke-dasharray': s.dashed ? '5 3' : undefined, dataset: { series: s.name } }));
   }
+  // Labels last, over the lines.
+  root.append(svg('text', { x: LEFT + PLOT_W - 2, y: Y(chance) + 11, 'text-anchor': 'end', fill: 'currentColor', class: 'chart-label', text: chanceText }));
+  markers.forEach((m, i) => { // labels stacked upwards from the axis, so two never overlap
+    const x = X(m.step), right = x > LEFT + PLOT_W * 0.6, y = TOP + PLOT_H - 6 - i * 12;
+    root.append(
+      svg('line', { x1: x, x2: x, y1: TOP, y2: TOP + PLOT_H, stroke: 'currentColor', 'stroke-opacity': 0.6, 'stroke-dasharray': '3 2' }),
+      svg('text', { x: x + (right ? -3 : 3), y, 'text-anchor': right ? 'end' : 'start', fill: 'currentColor', class: 'chart-label', text: m.text }));
+  });
   return root;
 }
