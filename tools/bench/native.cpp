@@ -1,6 +1,6 @@
 // The native half of the benchmark (run by tools/bench.mjs): this machine's FMA peak, measured
 // with the same xsimd code as the kernels, and the streaming attention path, dense and causal,
-// one thread, d = 64. Prints one JSON object.
+// one thread, d = 64: the median of 7 rounds and their spread. Prints one JSON object.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,9 +16,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Median milliseconds per call: rounds of enough calls to last at least 50 ms.
+struct Timing {
+  double median_ms;
+  double spread;  // (slowest − fastest) / median over the 7 rounds
+};
+
+// Milliseconds per call over 7 rounds of enough calls to last at least 50 ms.
 template <class F>
-double time_ms(F&& f) {
+Timing time_ms(F&& f) {
   f();
   std::size_t reps = 1;
   for (;;) {
@@ -34,7 +39,8 @@ double time_ms(F&& f) {
     rounds.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count() / double(reps));
   }
   std::sort(rounds.begin(), rounds.end());
-  return rounds[rounds.size() / 2];
+  const double median = rounds[rounds.size() / 2];
+  return {median, (rounds.back() - rounds.front()) / median};
 }
 
 }  // namespace
@@ -43,7 +49,7 @@ int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string_view(argv[1]) == "--quick";
   volatile float sink = 0.0f;  // keeps the peak loop's result alive
   const std::size_t iterations = 20'000'000;
-  const double peak_ms = time_ms([&] { sink = sink + attn::kernels::peak_mul_add(iterations); });
+  const double peak_ms = time_ms([&] { sink = sink + attn::kernels::peak_mul_add(iterations); }).median_ms;
   const double peak = double(iterations * attn::kernels::kPeakChains * attn::kernels::kLanes * 2) / peak_ms / 1e6;
 
   std::printf("{\"arch\": \"%s\", \"lanes\": %zu, \"peak\": %.3f, \"rows\": [", attn::kernels::arch_name(),
@@ -58,8 +64,9 @@ int main(int argc, char** argv) {
     for (auto* x : {&q, &k, &v}) std::generate(x->begin(), x->end(), [&] { return uniform(rng); });
     attn::StreamingWorkspace ws;
     for (bool causal : {false, true}) {
-      const double ms = time_ms([&] { attn::attention_output(q.data(), k.data(), v.data(), {n, n, d, d}, causal, out.data(), ws); });
-      std::printf("%s{\"n\": %zu, \"causal\": %s, \"ms\": %.6f}", first ? "" : ", ", n, causal ? "true" : "false", ms);
+      const Timing t = time_ms([&] { attn::attention_output(q.data(), k.data(), v.data(), {n, n, d, d}, causal, out.data(), ws); });
+      std::printf("%s{\"n\": %zu, \"causal\": %s, \"ms\": %.6f, \"spread\": %.4f}", first ? "" : ", ", n,
+                  causal ? "true" : "false", t.median_ms, t.spread);
       first = false;
     }
   }

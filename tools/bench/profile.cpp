@@ -123,12 +123,12 @@ int main(int argc, char** argv) {
   const double softmax_ms = std::max(0.0, softmax_and_copy.median_ms - copy.median_ms);
   const double parts = qkt.median_ms + softmax_ms + pv.median_ms;
   std::printf(
-      "{\"arch\": \"%s\", \"lanes\": %zu, \"n\": %zu, \"d\": %zu, "
+      "{\"arch\": \"%s\", \"lanes\": %zu, \"n\": %zu, \"d\": %zu, \"block\": %zu, "
       "\"qkt\": {\"ms\": %.6f, \"spread\": %.4f, \"share\": %.4f}, "
       "\"softmax\": {\"ms\": %.6f, \"spread\": %.4f, \"share\": %.4f}, "
       "\"pv\": {\"ms\": %.6f, \"spread\": %.4f, \"share\": %.4f}, "
       "\"whole\": {\"ms\": %.6f, \"spread\": %.4f}, \"rest\": {\"ms\": %.6f}}\n",
-      attn::kernels::arch_name(), attn::kernels::kLanes, n, d, qkt.median_ms, qkt.spread, qkt.median_ms / parts,
+      attn::kernels::arch_name(), attn::kernels::kLanes, n, d, B, qkt.median_ms, qkt.spread, qkt.median_ms / parts,
       softmax_ms, softmax_and_copy.spread, softmax_ms / parts, pv.median_ms, pv.spread, pv.median_ms / parts,
       whole.median_ms, whole.spread, whole.median_ms - parts);
   return sink == 12345.0f ? 1 : 0;  // reads sink, so no timed loop is optimised away
