@@ -5,12 +5,12 @@
 // √d_k scale beside the first on request. The page's thread only draws: it never trains.
 import { asset } from '../assets.js';
 import { h } from '../calc/dom.js';
+import { parseSeed, seedInput } from '../calc/seed-input.js';
 import { lossChart, swatch } from './learned-train-chart.js';
 import { GOALS } from './learned-train-goals.js';
 
 const VOCABULARY = 28;              // the model's output classes: a–z, space and BOS
 const CHANCE = Math.log(VOCABULARY); // the loss of a uniform guess, where training starts
-const MAX_SEED = 4294967295;
 const MODELS = {
   sqrt: { key: 'sqrt', scale: 'sqrt', name: 'with √d_k', choice: 'the scaled model (with √d_k)', dashed: false },
   none: { key: 'none', scale: 'none', name: 'no √d_k scaling', choice: 'the unscaled model (no √d_k scaling)', dashed: true },
@@ -38,11 +38,8 @@ export class TrainingPanel {
     this.seed = 1;
 
     const id = `learned-train-${++TrainingPanel.count}`;
-    this.seedInput = h('input', {
-      type: 'number', min: 0, max: MAX_SEED, step: 1, value: '1', id: `${id}-seed`, class: 'train-seed',
-      'aria-describedby': `${id}-seed-error`, inputMode: 'numeric',
-    });
-    this.seedError = h('span', { id: `${id}-seed-error`, class: 'train-seed-error' });
+    // The labs' seed box: whatever is typed becomes a whole number from 0 to 2^53 − 1, shown.
+    this.seedInput = seedInput({ label: 'Seed', value: 1, onChange: () => {} });
     this.trainButton = h('button', { type: 'button', class: 'train-start', text: 'Train in this browser', on: { click: () => this.#start(['sqrt']) } });
     this.compareButton = h('button', { type: 'button', class: 'train-compare', text: 'Compare: no √d_k scaling', on: { click: () => this.#compare() } });
     this.stopButton = h('button', { type: 'button', class: 'train-stop', text: 'Stop', on: { click: () => this.#pause() } });
@@ -59,9 +56,10 @@ export class TrainingPanel {
     this.summary = h('p', { class: 'train-summary', id: `${id}-summary` });
     this.goalsHead = h('tr');
     this.goalsBody = h('tbody');
-    this.goalsTable = h('table', { class: 'train-goals', hidden: true },
+    this.goalsTable = h('table', { class: 'train-goals' },
       h('caption', { text: 'The goals, measured every 250 steps on 64 generated strings' }),
       h('thead', {}, this.goalsHead), this.goalsBody);
+    this.goalsBox = h('div', { class: 'train-table-box train-goals-box', tabIndex: 0, role: 'region', 'aria-label': 'The goals', hidden: true }, this.goalsTable);
     this.compareResult = h('p', { class: 'train-compare-result', hidden: true });
     this.status = h('p', { class: 'train-status', role: 'status' });
     this.error = h('p', { class: 'train-error', role: 'alert' });
@@ -86,10 +84,10 @@ export class TrainingPanel {
         + `a layer-2 induction score ≥ ${GOALS.induction}, an attention-sink score ≥ ${GOALS.firstToken}, and the second copy's loss at most `
         + `${percent(GOALS.ratio)} of the first's. It gives up after 6,000 steps.`),
       h('div', { class: 'train-controls' },
-        h('span', { class: 'train-seed-box' }, h('label', { for: `${id}-seed`, text: 'Seed' }), this.seedInput, this.seedError),
+        h('label', { class: 'seed-box' }, 'Seed ', this.seedInput),
         this.trainButton, this.compareButton, this.stopButton, this.resumeButton, this.resetButton),
       this.shownChoice, this.progressLine, this.status, this.error, this.compareResult,
-      h('div', { class: 'train-results' }, this.figure, h('div', { class: 'train-table-box train-goals-box', tabIndex: 0, role: 'region', 'aria-label': 'The goals' }, this.goalsTable)));
+      h('div', { class: 'train-results' }, this.figure, this.goalsBox));
     this.#render();
   }
 
@@ -105,6 +103,7 @@ export class TrainingPanel {
     this.state = 'idle';
     this.models.clear();
     this.shownKey = 'sqrt';
+    for (const radio of this.shownChoice.querySelectorAll('input')) radio.checked = radio.value === 'sqrt';
     this.status.textContent = '';
     this.error.textContent = '';
     this.#render();
@@ -122,21 +121,9 @@ export class TrainingPanel {
     this.worker = null;
   }
 
-  #readSeed() {
-    const raw = this.seedInput.value.trim();
-    const seed = Number(raw);
-    const ok = raw !== '' && Number.isInteger(seed) && seed >= 0 && seed <= MAX_SEED;
-    this.seedInput.setAttribute('aria-invalid', String(!ok));
-    this.seedError.textContent = ok ? '' : `The seed must be a whole number from 0 to ${MAX_SEED.toLocaleString('en-US')}.`;
-    return ok ? seed : null;
-  }
-
   #start(keys) {
-    const seed = this.#readSeed();
-    if (seed === null) {
-      this.seedInput.focus();
-      return;
-    }
+    const seed = parseSeed(this.seedInput.value);
+    this.seedInput.value = String(seed); // the seed used, as the box's change event would show it
     this.seed = seed;
     this.error.textContent = '';
     for (const key of keys) this.models.set(key, this.#newModel(key));
@@ -338,7 +325,7 @@ export class TrainingPanel {
   // Each goal, its threshold, and each model's latest measurement against it.
   #drawGoals(models) {
     const measured = models.filter((m) => m.goals);
-    this.goalsTable.hidden = measured.length === 0;
+    this.goalsBox.hidden = measured.length === 0;
     if (measured.length === 0) return;
     this.goalsHead.replaceChildren(h('th', { scope: 'col', text: 'goal' }),
       ...measured.map((m) => h('th', { scope: 'col', text: `${measured.length > 1 ? `${m.name}, ` : ''}step ${m.checked}` })));
