@@ -100,7 +100,7 @@ describe('issue 18: the learner\'s view', () => {
     assert.match(await stepper.textContent(), /Step 1 of 7/);
     const next = calc.getByRole('button', { name: 'Next step ›' });
     await next.click();
-    assert.deepEqual(await shownSteps(), ['weights', 'output', 'scaled']);
+    assert.deepEqual(await shownSteps(), ['weights', 'output', 'scaledBeforeMask']);
     await next.click();
     await next.click();
     await next.click();

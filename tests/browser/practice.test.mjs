@@ -12,8 +12,9 @@ import { openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const STEPS = ['scores', 'scaled', 'masked', 'exp', 'rowSum', 'weights', 'output'];
-const NAMES = { scores: 'scores', scaled: 'scaled', masked: 'masked', exp: 'exp', rowSum: 'row sum', weights: 'weights', output: 'output' };
+// The steps by the result's field names (attention.d.ts), and the lesson's word each cell is named by.
+const STEPS = ['scores', 'scaledBeforeMask', 'scaled', 'exp', 'rowSum', 'weights', 'output'];
+const NAMES = { scores: 'scores', scaledBeforeMask: 'scaled', scaled: 'masked', exp: 'exp', rowSum: 'row sum', weights: 'weights', output: 'output' };
 const cellName = (step, i, j) => (step === 'rowSum' ? `Your row sum row ${i + 1}` : `Your ${NAMES[step]} row ${i + 1} column ${j + 1}`);
 const WORKED = 'q=1,1;0,1;-1,0&k=1,0;0,1;-1,0&v=1,0;0,1;1,1&preset=worked';
 
@@ -55,7 +56,7 @@ describe('issue 12: practice mode', () => {
     const { loadAttention } = await import('./attention.js');
     const attn = await loadAttention();
     const r = attn.attention(o);
-    return { scores: r.scores, scaled: r.scaledBeforeMask, masked: r.scaled.map((row) => row.map((x) => (x === -Infinity ? null : x))), exp: r.exp, rowSum: r.rowSum.map((s) => [s]), weights: r.weights, output: r.output };
+    return { scores: r.scores, scaledBeforeMask: r.scaledBeforeMask, scaled: r.scaled.map((row) => row.map((x) => (x === -Infinity ? null : x))), exp: r.exp, rowSum: r.rowSum.map((s) => [s]), weights: r.weights, output: r.output };
   }, inputs);
   const inputsOf = (calc) => calc.evaluate((e) => ({ q: e.state.q, k: e.state.k, v: e.state.v, mask: e.state.causal ? 'causal' : 'none' }));
 
@@ -106,10 +107,10 @@ describe('issue 12: practice mode', () => {
       await c.press('Enter');
       return said;
     };
-    const dk = await coreResult(page, { ...inputs, scale: 1 / 2 });
-    await expect('scaled', 0, 0, String(dk.scaled[0][0]), /^Your scaled row 1 column 1: Not right: this is scaled by d_k instead of √d_k/);
-    const none = await coreResult(page, { ...inputs, scale: 1 });
-    await expect('scaled', 0, 1, String(none.scaled[0][1]), /^Your scaled row 1 column 2: Not right: this is not scaled/);
+    const dk = await coreResult(page, { ...inputs, scale: 'dk' });
+    await expect('scaledBeforeMask', 0, 0, String(dk.scaledBeforeMask[0][0]), /^Your scaled row 1 column 1: Not right: this is scaled by d_k instead of √d_k/);
+    const none = await coreResult(page, { ...inputs, scale: 'none' });
+    await expect('scaledBeforeMask', 0, 1, String(none.scaledBeforeMask[0][1]), /^Your scaled row 1 column 2: Not right: this is not scaled/);
     const transposed = await coreResult(page, { q: inputs.k, k: inputs.q, v: inputs.v });
     await expect('scores', 0, 1, String(transposed.scores[0][1]), /^Your scores row 1 column 2: Not right: this is a transposed QKᵀ/);
     await calc.getByLabel('Exercise', { exact: true }).selectOption('worked-causal');

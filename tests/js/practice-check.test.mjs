@@ -34,7 +34,7 @@ describe('issue 12: practice checking', () => {
         assert.ok(statuses(marks, step).every((s) => s === 'right' || s === 'given'), `${step}: ${statuses(marks, step)}`);
       }
       // Under the causal mask the hidden keys' masked scores are given, not typed.
-      assert.equal(marks.masked.total, mask === 'causal' ? 6 : 9);
+      assert.equal(marks.scaled.total, mask === 'causal' ? 6 : 9);
     });
   }
 
@@ -51,7 +51,7 @@ describe('issue 12: practice checking', () => {
     // d_k = 3 and uneven scores, so 1/d_k, 1 and 1/√d_k differ in every cell.
     const inputs = { q: [[1, 2, 0], [0, 1, 3], [2, 0, 1]], k: [[1, 0, 1], [2, 1, 0], [0, 1, 1]], v: V, mask: 'none' };
     const { mistakes } = exerciseResults(attn, inputs);
-    const cases = [['scale-dk', 'scaled', /scaled by d_k instead of √d_k/], ['no-scale', 'scaled', /not scaled/], ['transposed', 'scores', /transposed QKᵀ/]];
+    const cases = [['scale-dk', 'scaledBeforeMask', /scaled by d_k instead of √d_k/], ['no-scale', 'scaledBeforeMask', /not scaled/], ['transposed', 'scores', /transposed QKᵀ/]];
     for (const [key, step, message] of cases) {
       const marks = mark(inputs, typed(mistakes[key], [step]));
       const wrong = marks[step].cells.flat().filter((c) => c.status === 'wrong');

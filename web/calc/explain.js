@@ -30,7 +30,7 @@ export function explain(state, result, step, i, j, precision = 3) {
         related: { q: i, k: j },
       };
     }
-    case 'scaled': {
+    case 'scaledBeforeMask': {
       const dk = state.q[0].length;
       const why = {
         'scale-dk': `the pitfall scale 1/d_k = 1/${dk}: too small, the softmax goes flat`,
@@ -46,7 +46,7 @@ export function explain(state, result, step, i, j, precision = 3) {
         related: { q: i, k: j },
       };
     }
-    case 'masked': {
+    case 'scaled': {
       const reasons = hiddenBy(i, j);
       const lines = reasons.length === 0
         ? [`masked${I}${J} = scaled${I}${J} = ${format(result.scaled[i][j])}: key ${j + 1} is visible to query ${i + 1}.`]

@@ -22,8 +22,8 @@ import { format } from './format.js';
  */
 export const STEP_VALUES = {
   scores: (r) => r.scores,
-  scaled: (r) => r.scaledBeforeMask,
-  masked: (r) => r.scaled,
+  scaledBeforeMask: (r) => r.scaledBeforeMask,
+  scaled: (r) => r.scaled,
   exp: (r) => r.exp,
   rowSum: (r) => r.rowSum.map((s) => [s]),
   weights: (r) => r.weights,
@@ -45,8 +45,8 @@ export const MISTAKES = {
 
 /** The mistakes whose numbers the core computes, and the steps where each can show. */
 export const CORE_MISTAKES = {
-  'scale-dk': ['scaled', 'masked', 'exp', 'rowSum', 'weights', 'output'],
-  'no-scale': ['scaled', 'masked', 'exp', 'rowSum', 'weights', 'output'],
+  'scale-dk': ['scaledBeforeMask', 'scaled', 'exp', 'rowSum', 'weights', 'output'],
+  'no-scale': ['scaledBeforeMask', 'scaled', 'exp', 'rowSum', 'weights', 'output'],
   'mask-after-softmax': ['exp', 'rowSum', 'weights', 'output'],
   'transposed': PRACTICE_STEPS,
 };
@@ -57,12 +57,11 @@ export const CORE_MISTAKES = {
  * throws for input it refuses.
  */
 export function exerciseResults(attn, { q, k, v, mask }) {
-  const dk = q[0].length;
   return {
     result: attn.attention({ q, k, v, mask }),
     mistakes: {
-      'scale-dk': attn.attention({ q, k, v, mask, scale: 1 / dk }),
-      'no-scale': attn.attention({ q, k, v, mask, scale: 1 }),
+      'scale-dk': attn.attention({ q, k, v, mask, scale: 'dk' }),
+      'no-scale': attn.attention({ q, k, v, mask, scale: 'none' }),
       'mask-after-softmax': attn.attention({ q, k, v, mask, maskAfterSoftmax: true }),
       'transposed': attn.attention({ q: k, k: q, v, mask }),
     },
@@ -76,11 +75,12 @@ export function tolerance(precision, value) {
 
 const near = (x, y, precision) => Number.isFinite(y) && Math.abs(x - y) <= tolerance(precision, y);
 
-// Symbols as the explanations write them: score₁₂, row sum₁, A₁₂, z₁₂.
+// Symbols as the explanations write them, in the lesson's words: score₁₂, scaled₁₂ (before the
+// mask), masked₁₂ (the softmax's input, the API's `scaled`), row sum₁, A₁₂, z₁₂.
 const SYMBOL = {
   scores: (i, j) => `score${sub(i + 1)}${sub(j + 1)}`,
-  scaled: (i, j) => `scaled${sub(i + 1)}${sub(j + 1)}`,
-  masked: (i, j) => `masked${sub(i + 1)}${sub(j + 1)}`,
+  scaledBeforeMask: (i, j) => `scaled${sub(i + 1)}${sub(j + 1)}`,
+  scaled: (i, j) => `masked${sub(i + 1)}${sub(j + 1)}`,
   exp: (i, j) => `exp${sub(i + 1)}${sub(j + 1)}`,
   rowSum: (i) => `row sum${sub(i + 1)}`,
   weights: (i, j) => `A${sub(i + 1)}${sub(j + 1)}`,
@@ -112,7 +112,7 @@ export function checkPractice({ state, result, mistakes = {}, answers = {}, prec
     const x = answers[step]?.[i]?.[j];
     return typeof x === 'number' && Number.isFinite(x) ? x : null;
   };
-  const given = (step, i, j) => step === 'masked' && result.hidden[i][j];
+  const given = (step, i, j) => step === 'scaled' && result.hidden[i][j];
   // An operand of a formula: the learner's entry where there is one, else the core's value.
   // `own` records whether any of the learner's numbers went in; `shown` writes it for a hint
   // ('?' where the learner has not entered it yet).
@@ -134,27 +134,27 @@ export function checkPractice({ state, result, mistakes = {}, answers = {}, prec
       const terms = state.q[i].map((x, t) => `${factor(x)}·${factor(state.k[j][t])}`).join(' + ');
       return { value: truth.scores[i][j], hint: `${SYMBOL.scores(i, j)} = q${sub(i + 1)}·k${sub(j + 1)} = ${terms}`, use: {} };
     },
-    scaled: (i, j) => {
+    scaledBeforeMask: (i, j) => {
       const use = {};
       const s = operand(use, 'scores', i, j);
       const dk = state.q[0].length;
-      return { value: s.value * result.scale, hint: `${SYMBOL.scaled(i, j)} = ${SYMBOL.scores(i, j)} / √d_k = ${s.shown} / √${dk}`, use };
+      return { value: s.value * result.scale, hint: `${SYMBOL.scaledBeforeMask(i, j)} = ${SYMBOL.scores(i, j)} / √d_k = ${s.shown} / √${dk}`, use };
     },
-    masked: (i, j) => {
+    scaled: (i, j) => {
       const use = {};
-      const s = operand(use, 'scaled', i, j);
-      return { value: s.value, hint: `${SYMBOL.masked(i, j)} = ${SYMBOL.scaled(i, j)} = ${s.shown}: key ${j + 1} is visible to query ${i + 1}`, use };
+      const s = operand(use, 'scaledBeforeMask', i, j);
+      return { value: s.value, hint: `${SYMBOL.scaled(i, j)} = ${SYMBOL.scaledBeforeMask(i, j)} = ${s.shown}: key ${j + 1} is visible to query ${i + 1}`, use };
     },
     exp: (i, j) => {
       if (result.hidden[i][j]) {
         return { value: 0, hint: `${SYMBOL.exp(i, j)} = e^(−∞) = 0: key ${j + 1} is hidden from query ${i + 1}`, use: {} };
       }
       const use = {};
-      const row = Array.from({ length: m }, (_, t) => operand(use, 'masked', i, t));
+      const row = Array.from({ length: m }, (_, t) => operand(use, 'scaled', i, t));
       const x = row[j];
       const max = Math.max(...row.map((o) => o.value));
       const maxShown = row.some((o, t) => o.shown === '?' && !result.hidden[i][t]) ? '?' : fmt(max);
-      return { value: Math.exp(x.value - max), hint: `${SYMBOL.exp(i, j)} = e^(${SYMBOL.masked(i, j)} − max${sub(i + 1)}) = e^(${x.shown} − ${maxShown})`, use };
+      return { value: Math.exp(x.value - max), hint: `${SYMBOL.exp(i, j)} = e^(${SYMBOL.scaled(i, j)} − max${sub(i + 1)}) = e^(${x.shown} − ${maxShown})`, use };
     },
     rowSum: (i) => {
       const use = {};
@@ -185,7 +185,7 @@ export function checkPractice({ state, result, mistakes = {}, answers = {}, prec
   const slips = {
     exp: (i, j, x) => {
       if (result.hidden[i][j]) return null;
-      const masked = mine('masked', i, j) ?? truth.masked[i][j];
+      const masked = mine('scaled', i, j) ?? truth.scaled[i][j];
       return near(x, Math.exp(masked), p) && !near(Math.exp(masked), truth.exp[i][j], p) ? 'no-row-max' : null;
     },
     rowSum: (i, _j, x) => {

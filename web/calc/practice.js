@@ -36,10 +36,15 @@ export function exerciseOf(state) {
 
 const sizesOf = (state) => ({ n: state.q.length, m: state.k.length, dv: state.v[0].length });
 
+// The lesson's word for a step where it is not the step's key (the result's field): the
+// calculator's cell names (steps.js's `name`), lower-cased.
+const WORD = { scaledBeforeMask: 'scaled', scaled: 'masked' };
+const word = (step) => WORD[step] ?? step;
+
 // "Your scores", "Your row sum": the calculator's cell names with "Your ".
-const cellName = (step, i, j) => (step === 'rowSum' ? `Your row sum row ${i + 1}` : `Your ${step} row ${i + 1} column ${j + 1}`);
-const yourName = (step) => (step === 'rowSum' ? 'Your row sum' : `Your ${step}`);
-const stepTitle = (step) => (step === 'rowSum' ? 'row sums' : step);
+const cellName = (step, i, j) => (step === 'rowSum' ? `Your row sum row ${i + 1}` : `Your ${word(step)} row ${i + 1} column ${j + 1}`);
+const yourName = (step) => (step === 'rowSum' ? 'Your row sum' : `Your ${word(step)}`);
+const stepTitle = (step) => (step === 'rowSum' ? 'row sums' : word(step));
 
 export class PracticeView {
   /**
@@ -77,7 +82,7 @@ export class PracticeView {
     const onNewExample = () => exercise('random-int', (this.state.seed ?? 0) + 1);
     const onReveal = (step) => this.#reveal(step);
     const onPaste = (step, rows) => this.#change(step, (mine) => {
-      rows.forEach((row, i) => row.forEach((x, j) => { mine[i][j] = step === 'masked' && this.result?.hidden[i][j] ? null : x; }));
+      rows.forEach((row, i) => row.forEach((x, j) => { mine[i][j] = step === 'scaled' && this.result?.hidden[i][j] ? null : x; }));
     });
     this.pending = new Set(); // "step,i,j" typed but not yet committed: not marked yet
     this.focus = {};          // step → [i, j], the cell the step's feedback is about
@@ -177,7 +182,7 @@ export class PracticeView {
       this.focus[step] = [0, 0];
     }
     grid.inputs.forEach((row, i) => row.forEach((input, j) => {
-      const hidden = step === 'masked' && this.result?.hidden[i]?.[j];
+      const hidden = step === 'scaled' && this.result?.hidden[i]?.[j];
       input.readOnly = Boolean(hidden);
       if (hidden) {
         input.value = '−∞';

@@ -9,7 +9,12 @@ export const MAX_TOKENS = 8;
 export const MAX_DIM = 8;
 
 /** The steps a learner fills in, in the lesson's order: the keys of practice-check.js's STEP_VALUES. */
-export const PRACTICE_STEPS = ['scores', 'scaled', 'masked', 'exp', 'rowSum', 'weights', 'output'];
+export const PRACTICE_STEPS = ['scores', 'scaledBeforeMask', 'scaled', 'exp', 'rowSum', 'weights', 'output'];
+
+// Each step's name in a link (your-scaled=…, revealed=scaled,masked): the lesson's words, as
+// links have always written them, whatever the result's field is called, so links already
+// handed out still open.
+const LINK_NAMES = { scores: 'scores', scaledBeforeMask: 'scaled', scaled: 'masked', exp: 'exp', rowSum: 'rowSum', weights: 'weights', output: 'output' };
 
 /** The size of the learner's matrix for `step`: n×m, n×1 for the row sums, n×d_v for the output. */
 export function answerShape(step, { n, m, dv }) {
@@ -136,9 +141,9 @@ export function toHash(state) {
     p.set('practice', '1');
     for (const step of PRACTICE_STEPS) {
       const rows = state.practice.answers[step];
-      if (rows?.some((row) => row.some((x) => x !== null))) p.set(`your-${step.toLowerCase()}`, rows.map((row) => row.map((x) => x ?? '').join(',')).join(';'));
+      if (rows?.some((row) => row.some((x) => x !== null))) p.set(`your-${LINK_NAMES[step].toLowerCase()}`, rows.map((row) => row.map((x) => x ?? '').join(',')).join(';'));
     }
-    if (state.practice.revealed.length) p.set('revealed', state.practice.revealed.join(','));
+    if (state.practice.revealed.length) p.set('revealed', state.practice.revealed.map((step) => LINK_NAMES[step]).join(','));
   }
   // Keep the separators readable: URLSearchParams would escape ',' and ';'.
   return p.toString().replace(/%2C/gi, ',').replace(/%3B/gi, ';');
@@ -224,10 +229,10 @@ function readPractice(p, sizes) {
   if (p.get('practice') !== '1') throw new Error(`practice must be 1, not ${quote(p.get('practice'))}`);
   const practice = emptyPractice();
   for (const step of PRACTICE_STEPS) {
-    const key = `your-${step.toLowerCase()}`;
+    const key = `your-${LINK_NAMES[step].toLowerCase()}`;
     if (!p.has(key)) continue;
     const { rows, cols } = answerShape(step, sizes);
-    const what = `your ${step === 'rowSum' ? 'row sums' : step}`;
+    const what = `your ${step === 'rowSum' ? 'row sums' : LINK_NAMES[step]}`;
     const lines = p.get(key).split(';');
     if (lines.length !== rows) throw new Error(`${what} have ${lines.length} rows, but the exercise has ${rows}`);
     practice.answers[step] = lines.map((line, i) => {
@@ -242,8 +247,8 @@ function readPractice(p, sizes) {
     });
   }
   for (const step of (p.get('revealed') ?? '').split(',').filter(Boolean)) {
-    const known = PRACTICE_STEPS.find((s) => s.toLowerCase() === step.toLowerCase());
-    if (!known) throw new Error(`revealed step ${quote(step)} is not one of ${PRACTICE_STEPS.join(', ')}`);
+    const known = PRACTICE_STEPS.find((s) => LINK_NAMES[s].toLowerCase() === step.toLowerCase());
+    if (!known) throw new Error(`revealed step ${quote(step)} is not one of ${PRACTICE_STEPS.map((s) => LINK_NAMES[s]).join(', ')}`);
     if (!practice.revealed.includes(known)) practice.revealed.push(known);
   }
   return practice;

@@ -20,11 +20,13 @@ const SCALE_TEX = {
   'custom-scale': 's \\cdot QK^\\top',
 };
 
-// key, accessible name of the cells, caption (TeX or a function of the mode), plain note.
+// key (the result's field, as attention.d.ts names it: scaledBeforeMask is the lesson's "scaled",
+// scaled its "masked"), accessible name of the cells (the lesson's word), caption (TeX or a
+// function of the mode), plain note.
 export const STEPS = [
   { key: 'scores', name: 'Scores', tex: () => 'QK^\\top', note: 'scores: each query against each key', rows: 'q', cols: 'k', get: (r) => r.scores },
-  { key: 'scaled', name: 'Scaled', tex: (mode) => SCALE_TEX[mode], note: 'scaled', rows: 'q', cols: 'k', get: (r) => r.scaledBeforeMask },
-  { key: 'masked', name: 'Masked', tex: () => '\\text{masked}', note: 'hidden keys become −∞', rows: 'q', cols: 'k', get: (r) => r.scaled },
+  { key: 'scaledBeforeMask', name: 'Scaled', tex: (mode) => SCALE_TEX[mode], note: 'scaled', rows: 'q', cols: 'k', get: (r) => r.scaledBeforeMask },
+  { key: 'scaled', name: 'Masked', tex: () => '\\text{masked}', note: 'hidden keys become −∞', rows: 'q', cols: 'k', get: (r) => r.scaled },
   { key: 'exp', name: 'Exp', tex: () => 'e^{\\,x - \\max_j x}', note: 'exp, row max subtracted', rows: 'q', cols: 'k', get: (r) => r.exp },
   { key: 'rowSum', name: 'Row sum', tex: () => '\\textstyle\\sum_j', note: 'row sums', rows: 'q', cols: null, get: (r) => r.rowSum.map((s) => [s]) },
   { key: 'weights', name: 'Weights', tex: () => 'A', note: 'weights = exp / row sum', rows: 'q', cols: 'k', get: (r) => r.weights },
