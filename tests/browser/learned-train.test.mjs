@@ -143,6 +143,23 @@ describe('issue 14: train in this browser', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('a widget taken off the page stops training; put back, it resumes', async () => {
+    await openPanel(page, context, env.url);
+    await training(page).getByRole('button', { name: 'Train in this browser' }).click();
+    await page.waitForFunction(() => /step [1-9]\d{2}/.test(document.querySelector('attention-calc').shadowRoot.querySelector('.train-progress')?.textContent), null, { timeout: 60_000 });
+    const stepOf = () => page.evaluate(() => Number(window.removed.shadowRoot.querySelector('.train-progress').textContent.match(/step (\d+)/)[1]));
+    await page.evaluate(() => { window.removed = document.querySelector('attention-calc'); window.removed.remove(); });
+    await page.waitForTimeout(1500); // the next progress message finds it detached
+    const held = await stepOf();
+    await page.waitForTimeout(1500);
+    assert.equal(await stepOf(), held, 'no step while off the page');
+    await page.evaluate(() => document.body.append(window.removed));
+    assert.equal(await read(page, '.train-status'), 'Stopped: the panel left the page. Resume goes on from here.');
+    await training(page).getByRole('button', { name: 'Resume' }).click();
+    await page.waitForFunction((h) => Number(document.querySelector('attention-calc').shadowRoot.querySelector('.train-progress').textContent.match(/step (\d+)/)[1]) > h, held, { timeout: 30_000 });
+    assert.deepEqual(problems, []);
+  });
+
   it('a typed seed becomes the whole number from 0 to 2^53 − 1 it means, shown in the box and used: 12.9 trains from seed 12, −5 from seed 0', async () => {
     await openPanel(page, context, env.url);
     const seed = training(page).getByLabel('Seed');

@@ -198,6 +198,12 @@ export class TrainingPanel {
   }
 
   #receive(message) {
+    // A widget taken off the page stops training (its worker would otherwise run on unseen);
+    // put back, it can resume.
+    if (!this.element.isConnected && this.state === 'training') {
+      this.#pause();
+      this.status.textContent = 'Stopped: the panel left the page. Resume goes on from here.';
+    }
     const m = message.key ? this.models.get(message.key) : null;
     switch (message.type) {
       case 'ready':
