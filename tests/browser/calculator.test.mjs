@@ -275,6 +275,34 @@ describe('the calculator page', () => {
     assert.doesNotMatch(await page.locator('main').textContent(), /(?<!never )NaN/);
   });
 
+  it('issue 15: the masks compose in the core; the grid and the explanations say every reason, even while an input is wrong', async () => {
+    await open();
+    const explanation = page.getByRole('note', { name: 'Explanation' });
+    await page.getByLabel('Causal mask').check();
+    await page.getByLabel('Padding token 3').check();
+    await page.locator('.mask-details summary').click();
+    const grid = (i, j) => page.getByLabel(`Mask query ${i} key ${j}`);
+    // Key 3 is hidden from query 1 by two rules; the core says both.
+    assert.equal(await grid(1, 3).getAttribute('title'), 'hidden by the causal mask; hidden: padding token');
+    assert.equal(await grid(3, 3).getAttribute('title'), 'hidden: padding token');
+    assert.equal(await grid(3, 1).getAttribute('title'), 'visible');
+    await cell('Masked row 1 column 3').focus();
+    assert.match(await explanation.textContent(), /masked₁₃ = −∞: key 3 is hidden from query 1 by the causal mask: a token may not look at later tokens, and by padding: the key token is filler\./);
+    // A cell hidden only by a rule is explained, not toggled; a visible one is hidden by hand.
+    await grid(1, 2).click();
+    assert.match(await explanation.textContent(), /hidden from query 1 by the causal mask; untick/);
+    assert.equal(await grid(1, 2).getAttribute('title'), 'hidden by the causal mask');
+    await grid(2, 1).click();
+    assert.equal(await grid(2, 1).getAttribute('title'), 'hidden by you');
+    assert.equal(await text('Masked row 2 column 1'), '−∞');
+    assert.equal(await text('Weights row 2 column 2'), '1.000'); // key 2 is all query 2 still sees
+    // While Q has a wrong number, the grid still follows the mask: the reasons need no Q, K or V.
+    await cell('Q row 1 column 1').fill('x');
+    await page.getByLabel('Padding token 3').uncheck();
+    assert.equal(await grid(1, 3).getAttribute('title'), 'hidden by the causal mask');
+    assert.equal(await grid(3, 3).getAttribute('title'), 'visible');
+  });
+
   it('exports PyTorch, LaTeX, the link and SVG files', async () => {
     await open();
     await page.getByLabel('Causal mask').check();

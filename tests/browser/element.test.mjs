@@ -156,6 +156,10 @@ describe('the <attention-calc> element', () => {
     change.detail.result.output.flat().forEach((x, t) => assert.ok(Math.abs(x - want.output.flat()[t]) < 1e-5));
     assert.equal(change.detail.result.scaled[0][1], '-inf');
     assert.deepEqual(change.detail.result.checks.rowSumsToOne, [true, true, true]);
+    // The detail's result is the core's, as attention() returns it: no UI state on it (issue 15).
+    assert.deepEqual(Object.keys(change.detail.result).sort(), ['checks', 'exp', 'fullyMasked', 'hidden', 'hiddenBy', 'output', 'rowMax', 'rowSum',
+      'scale', 'scaled', 'scaledBeforeMask', 'scores', 'weights'].sort());
+    assert.deepEqual(change.detail.result.hiddenBy[0], [[], ['causal'], ['causal']]);
     assert.deepEqual([error.type, error.bubbles, error.composed], ['error', true, true]);
     assert.equal(error.detail.message, 'q: row 2 column 2: “x” is not a number');
     // The message shows in place, and the last good result stays.
