@@ -9,6 +9,17 @@ export async function weightsOf(): Promise<number[][]> {
   return result.weights;
 }
 
+// Issue 15: the union mask, the core's reasons per cell, the pitfall scales by name.
+export async function reasonsOf(): Promise<string[]> {
+  const attn = await loadAttention();
+  const r = attn.attention({ q: [[1]], k: [[1]], v: [[1]], mask: { causal: true, keys: [false], hidden: [[0]] }, scale: 'dk' });
+  const why: readonly ('causal' | 'padding' | 'custom')[] = r.hiddenBy[0][0];
+  const before: number = r.scaledBeforeMask[0][0];
+  const grid = attn.maskReasons({ mask: 'causal', n: 2 });
+  console.log(before, attn.limits().maxExactCount);
+  return [...why, ...grid[0][1]];
+}
+
 export function listen(): void {
   const calc = document.querySelector('attention-calc');
   if (!calc) return;
