@@ -7,6 +7,7 @@
 
 #include "../reference/matmul_ref.hpp"
 #include "simd.hpp"
+#include "transpose.hpp"
 
 namespace attn::kernels {
 
@@ -262,13 +263,12 @@ inline std::size_t packed_rows_size(std::size_t rows, std::size_t k) {
 inline void pack_rows(const float* a, std::size_t lda, std::size_t rows, std::size_t k, float* dst) {
   constexpr std::size_t R = detail::kTileRows;
   for (std::size_t i0 = 0; i0 < rows; i0 += R, dst += R * k) {
-    for (std::size_t r = 0; r < R; ++r) {
-      if (i0 + r < rows) {
-        const float* row = a + (i0 + r) * lda;
-        for (std::size_t t = 0; t < k; ++t) dst[t * R + r] = row[t];
-      } else {
-        for (std::size_t t = 0; t < k; ++t) dst[t * R + r] = 0.0f;
-      }
+    // A panel is its rows transposed: k × R with rows R floats apart (4×4 blocks in registers
+    // where vectors have 4 lanes).
+    const std::size_t valid = rows - i0 < R ? rows - i0 : R;
+    transpose(a + i0 * lda, lda, dst, R, valid, k);
+    for (std::size_t t = 0; valid < R && t < k; ++t) {
+      for (std::size_t r = valid; r < R; ++r) dst[t * R + r] = 0.0f;
     }
   }
 }
