@@ -17,6 +17,12 @@ const MODELS = {
 };
 const LESSON_CLAIM = 'The lesson says: forgetting the scale with large d_k makes training sluggish, because the softmax saturates.';
 
+// Redrawing the heads costs the page's thread tens of milliseconds (four heatmaps), enough to
+// delay a keystroke past the 50 ms the calculator answers in. So a refresh waits until the
+// learner's input has paused this long, and no longer than MAX_WAIT.
+const INPUT_PAUSE_MS = 300, MAX_WAIT_MS = 3000;
+const INPUT_EVENTS = ['keydown', 'pointerdown', 'input', 'wheel'];
+
 const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–');
 const percent = (x) => `${Math.round(x * 100)} %`;
 const seconds = (s) => `${s.toFixed(1)} s`;
@@ -36,6 +42,11 @@ export class TrainingPanel {
     this.models = new Map();
     this.shownKey = 'sqrt';
     this.seed = 1;
+    this.lastInput = -Infinity;
+    this.pendingRun = null; // { run, label, since }: a refresh of the heads waiting for a pause
+    this.onInput = () => { this.lastInput = performance.now(); };
+    // Capture on the window: keys the widgets use stop at their element, after this has seen them.
+    for (const type of INPUT_EVENTS) window.addEventListener(type, this.onInput, { capture: true, passive: true });
 
     const id = `learned-train-${++TrainingPanel.count}`;
     // The labs' seed box: whatever is typed becomes a whole number from 0 to 2^53 − 1, shown.
@@ -114,11 +125,14 @@ export class TrainingPanel {
   /** Ends the worker; the panel is going away. */
   dispose() {
     this.#stopWorker();
+    for (const type of INPUT_EVENTS) window.removeEventListener(type, this.onInput, { capture: true });
   }
 
   #stopWorker() {
     this.worker?.terminate();
     this.worker = null;
+    clearTimeout(this.runTimer);
+    this.pendingRun = null;
   }
 
   #start(keys) {
@@ -177,8 +191,10 @@ export class TrainingPanel {
 
   #show(key) {
     this.shownKey = key;
+    clearTimeout(this.runTimer); // a refresh still waiting is of the other model
+    this.pendingRun = null;
     const last = this.models.get(key)?.lastRun;
-    if (last) this.onRun(last.run, this.#label(key, last.step));
+    if (last) this.onRun(last.run, this.#label(key, last.step)); // the learner asked: at once
   }
 
   #newModel(key) {
@@ -234,7 +250,7 @@ export class TrainingPanel {
       case 'run':
         if (!m) return;
         m.lastRun = { run: message.run, step: message.step };
-        if (message.key === this.shownKey) this.onRun(message.run, this.#label(message.key, message.step));
+        if (message.key === this.shownKey) this.#refreshHeads(message.run, this.#label(message.key, message.step));
         return; // nothing of the panel's own changes
       case 'done':
         if (!m) return;
@@ -266,6 +282,20 @@ export class TrainingPanel {
         return;
     }
     this.#render();
+  }
+
+  // Hands a run to the panel once the learner's input has paused (see INPUT_PAUSE_MS).
+  #refreshHeads(run, label) {
+    this.pendingRun = { run, label, since: this.pendingRun?.since ?? performance.now() };
+    clearTimeout(this.runTimer);
+    const now = performance.now();
+    const wait = Math.min(this.lastInput + INPUT_PAUSE_MS - now, this.pendingRun.since + MAX_WAIT_MS - now);
+    if (wait > 0) {
+      this.runTimer = setTimeout(() => this.#refreshHeads(this.pendingRun.run, this.pendingRun.label), wait);
+      return;
+    }
+    this.pendingRun = null;
+    this.onRun(run, label);
   }
 
   #fail(text) {
