@@ -163,7 +163,7 @@ val parameter_count(double d_model, double heads, bool bias) {
     val out = val::object();
     const std::uint64_t d = whole_number<std::uint64_t>(d_model, "d_model");
     const std::uint64_t count = attn::parameter_count(d, whole_number<std::uint64_t>(heads, "heads"), bias);
-    out.set("value", exact_count(count, "the parameter count for d_model " + std::to_string(d)));
+    out.set("value", double(count));  // exact: cost.hpp refuses counts over limits::kMaxExactCount
     return out;
   });
 }
@@ -174,12 +174,13 @@ val cost(double n, double m, double d_model, double heads) {
     const attn::Cost c = attn::cost(whole_number<std::uint64_t>(n, "n"), whole_number<std::uint64_t>(m, "m"), d,
                                     whole_number<std::uint64_t>(heads, "heads"));
     val out = val::object();
-    out.set("projectionFlops", exact_count(c.projection_flops, "the projections' FLOP count"));
-    out.set("scoreFlops", exact_count(c.score_flops, "the scores' FLOP count"));
-    out.set("valueFlops", exact_count(c.value_flops, "the A·V FLOP count"));
-    out.set("outputFlops", exact_count(c.output_flops, "the output projection's FLOP count"));
-    out.set("attentionBytes", exact_count(c.attention_bytes, "the attention matrices' byte count"));
-    out.set("crossoverN", exact_count(attn::crossover_n(d), "the crossover length 2·d_model"));
+    // Each count is exact as a double: cost.hpp refuses any over limits::kMaxExactCount.
+    out.set("projectionFlops", double(c.projection_flops));
+    out.set("scoreFlops", double(c.score_flops));
+    out.set("valueFlops", double(c.value_flops));
+    out.set("outputFlops", double(c.output_flops));
+    out.set("attentionBytes", double(c.attention_bytes));
+    out.set("crossoverN", double(attn::crossover_n(d)));
     out.set("dominant", std::string(attn::to_string(c.dominant)));
     return out;
   });
