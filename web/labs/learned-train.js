@@ -44,6 +44,7 @@ export class TrainingPanel {
     this.seed = 1;
     this.lastInput = -Infinity;
     this.pendingRun = null; // { run, label, since }: a refresh of the heads waiting for a pause
+    this.frame = null;      // a redraw waiting for the next frame
     this.onInput = () => { this.lastInput = performance.now(); };
     // Capture on the window: keys the widgets use stop at their element, after this has seen them.
     for (const type of INPUT_EVENTS) window.addEventListener(type, this.onInput, { capture: true, passive: true });
@@ -125,6 +126,7 @@ export class TrainingPanel {
   /** Ends the worker; the panel is going away. */
   dispose() {
     this.#stopWorker();
+    cancelAnimationFrame(this.frame);
     for (const type of INPUT_EVENTS) window.removeEventListener(type, this.onInput, { capture: true });
   }
 
@@ -281,7 +283,7 @@ export class TrainingPanel {
       default:
         return;
     }
-    this.#render();
+    this.#render(null, false);
   }
 
   // Hands a run to the panel once the learner's input has paused (see INPUT_PAUSE_MS).
@@ -306,7 +308,9 @@ export class TrainingPanel {
   }
 
   // Shows the buttons of the current state; `focus`: where focus goes when a focused button hides.
-  #render(focus = null) {
+  // The chart and the text redraw at once (now), or, for the worker's stream of progress, once per
+  // frame at most: two models' messages arriving together cost one redraw.
+  #render(focus = null, now = true) {
     const s = this.state;
     const focused = this.element.getRootNode().activeElement;
     this.trainButton.hidden = s !== 'idle';
@@ -318,7 +322,16 @@ export class TrainingPanel {
     this.seedInput.disabled = s !== 'idle';
     this.shownChoice.hidden = !this.models.has('none');
     if (focus && focused && focused.hidden) focus.focus();
-    this.#draw();
+    if (now) {
+      cancelAnimationFrame(this.frame);
+      this.frame = null;
+      this.#draw();
+    } else {
+      this.frame ??= requestAnimationFrame(() => {
+        this.frame = null;
+        this.#draw();
+      });
+    }
   }
 
   #draw() {
