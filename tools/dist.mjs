@@ -5,7 +5,8 @@
 //   dist/chunk-*.js            code shared by the entry points
 //   dist/{heads,cost,scaling,construct,learned}-*.js   the labs, each loaded the first time it is shown
 //   dist/learned-train-*.js    "Train in this browser", loaded by the learned-heads panel
-//   dist/labs/learned-worker.js   its module worker (an entry of its own: new Worker(url) needs a file)
+//   dist/labs/learned-worker.js   its module worker, a bundle of its own (new Worker(url) needs a
+//                              file; sharing chunks with the element would split the calculator's)
 //   dist/labs/learned-train.css   its stylesheet;  dist/learned-heads.bin: the shipped checkpoint,
 //                              where attention.js (bundled into a chunk at the top) looks for it
 //   dist/frame.html, frame.js  the iframe route;  index.html, main.js: the calculator page;
@@ -26,7 +27,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WEB = join(ROOT, 'web');
 const DIST = join(ROOT, 'dist');
 const WORKER = 'labs/learned-worker.js'; // web/labs/learned-train.js starts it from asset(WORKER)
-const ENTRIES = ['attention-calc.js', 'frame.js', 'main.js', 'embed.js', WORKER];
+const ENTRIES = ['attention-calc.js', 'frame.js', 'main.js', 'embed.js'];
 const COPIED = ['index.html', 'frame.html', 'embed.html', 'style.css', 'frame.css', 'embed.css', 'favicon.svg',
   'attention.d.ts', 'attention-calc.d.ts', 'calc/calculator.css', 'labs/labs.css', 'labs/learned-train.css',
   'learned-heads.bin', 'wasm'];
@@ -70,6 +71,21 @@ const { metafile } = await build({
   metafile: true, // which chunks each entry and lazy chunk imports: the learned panel's sizes below
   logLevel: 'warning',
 });
+// The training worker, bundled alone: as an entry of the build above it would share attention.js
+// with the element, which would then come as a chunk of its own, costing every embed 1.2 KB gzip
+// (measured, panels="weights"); alone it carries its own copy, fetched only when training starts.
+// It is given the wasm folder's URL by the page, so its own import.meta.url does not matter.
+await build({
+  entryPoints: [join(WEB, WORKER)],
+  outfile: join(DIST, WORKER),
+  bundle: true,
+  format: 'esm',
+  target: 'es2022',
+  minify: true,
+  legalComments: 'none',
+  plugins: [noNodeBuiltins],
+  logLevel: 'warning',
+});
 // Copies, never links: dist/ files are rewritten below and must not write through to web/.
 for (const path of COPIED) cpSync(join(WEB, path), join(DIST, path), { recursive: true, dereference: true });
 // Emscripten's JS glue comes out readable, the stylesheet commented: minified, each is a quarter
@@ -95,7 +111,7 @@ const kb = ([raw, gz]) => `${(raw / 1000).toFixed(1)} KB raw, ${(gz / 1000).toFi
 const ourJs = all.filter((f) => f.endsWith('.js'));
 // The widget is everything but the three pages' own entry points; the labs' chunks load only
 // when a widget's panels name them.
-const pageEntries = ENTRIES.filter((e) => e !== 'attention-calc.js' && e !== WORKER).map((e) => join(DIST, e));
+const pageEntries = ENTRIES.filter((e) => e !== 'attention-calc.js').map((e) => join(DIST, e));
 const widgetJs = ourJs.filter((f) => !pageEntries.includes(f) && f !== join(DIST, WORKER));
 // The learned-heads panel's files, each fetched only once the panel is shown (the training chunk
 // and the worker: once "Train in this browser" is pressed), from esbuild's record of which chunks
@@ -111,10 +127,10 @@ const closure = (out, seen = new Set()) => {
 const beyond = (set, ...loaded) => [...set].filter((f) => !loaded.some((l) => l.has(f))).map((out) => join(ROOT, out));
 const elementFiles = closure(outputOf('attention-calc.js'));
 const otherLabs = ['heads', 'cost', 'scaling', 'construct'].map((lab) => closure(outputOf(`labs/${lab}.js`)));
-const panelSet = closure(outputOf('labs/learned.js')), trainSet = closure(outputOf('labs/learned-train.js')), workerSet = closure(outputOf(WORKER));
+const panelSet = closure(outputOf('labs/learned.js')), trainSet = closure(outputOf('labs/learned-train.js'));
 const panelFiles = beyond(panelSet, elementFiles), trainFiles = beyond(trainSet, elementFiles, panelSet);
-const workerFiles = beyond(workerSet, elementFiles, panelSet, trainSet);
-const learnedOnly = beyond(new Set([...panelSet, ...trainSet, ...workerSet]), elementFiles, ...otherLabs);
+const workerFiles = [join(DIST, WORKER)];
+const learnedOnly = beyond(new Set([...panelSet, ...trainSet]), elementFiles, ...otherLabs);
 const labChunks = widgetJs.filter((f) => /\/(heads|cost|scaling|construct)-[^/]*\.js$/.test(f));
 // The four labs of the lesson's second half; the learned panel is reported on its own below.
 const fourLabsJs = widgetJs.filter((f) => !learnedOnly.includes(f));
@@ -147,8 +163,8 @@ console.log(`    training chunk (${names(trainFiles)}), its stylesheet:  ${kb(me
 console.log(`    worker (${names(workerFiles)}):  ${kb(measure(workerFiles))}`);
 console.log(`    learned wasm, SIMD / scalar (.wasm + .mjs):  ${kb(measure(learnedSimd))} / ${kb(measure(learnedScalar))}`);
 console.log(`    checkpoint (learned-heads.bin):  ${kb(measure(checkpoint))}`);
-if (panelFiles.length === 0 || trainFiles.length === 0 || workerFiles.length === 0) {
-  console.error('dist/: the learned panel, its training chunk or its worker is not a file of its own');
+if (panelFiles.length === 0 || trainFiles.length === 0) {
+  console.error('dist/: the learned panel or its training chunk is not a file of its own');
   process.exitCode = 1;
 }
 // Static sums that count every shared chunk, also those only the pages use, and the chunks
