@@ -44,11 +44,13 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 function configured(dir) {
   const cache = readFileSync(join(dir, 'CMakeCache.txt'), 'utf8');
   const option = (name) => cache.match(new RegExp(`^${name}:BOOL=(\\w+)$`, 'm'))?.[1];
+  const entry = (name) => cache.match(new RegExp(`^${name}:\\w+=(.*)$`, 'm'))?.[1];
   const flags = (target) => {
     const file = join(dir, 'CMakeFiles', `${target}.dir`, 'flags.make');
-    return existsSync(file) ? readFileSync(file, 'utf8').match(/^CXX_FLAGS = (.*)$/m)[1] : null;
+    // The compiler's flags, include directories and definitions, on one line.
+    return existsSync(file) ? [...readFileSync(file, 'utf8').matchAll(/^CXX_(?:FLAGS|INCLUDES|DEFINES) = (.*)$/gm)].map((m) => m[1]).join(' ') : null;
   };
-  return { option, flags };
+  return { option, cache: entry, flags };
 }
 
 describe('CMake options: a user\'s plain build and the project\'s own', () => {
@@ -109,6 +111,24 @@ exec "${realCmake}" "$@"
       // The native benchmark runs on the -march=native core when the build has one.
       assert.match(flags('attn_bench_native'), /-march=native/);
     }
+  });
+
+  it('finds an xsimd 13 installed elsewhere when .deps/ has none, natively and under emcmake (away from the host\'s libc headers)', () => {
+    // A prefix laid out as /usr is, with the xsimd and xtl the plain configure above found, and a
+    // C library header that em++ must never see.
+    const prefix = join(scratch, 'prefix/usr');
+    for (const name of ['xsimd', 'xtl']) cpSync(join(configured(dir).cache(`${name}_DIR`), '../../..'), prefix, { recursive: true });
+    writeFileSync(join(prefix, 'include/stdio.h'), '#error the host C library reached the compiler\n');
+    const none = join(scratch, 'no-deps');
+    const native = join(scratch, 'prefix-native');
+    run(realCmake, ['-S', tree, '-B', native, `-DATTN_DEPS_DIR=${none}`, `-DCMAKE_PREFIX_PATH=${prefix}`, '-DATTN_BUILD_TESTS=OFF']);
+    assert.equal(configured(native).cache('xsimd_DIR'), join(prefix, 'share/cmake/xsimd'));
+    assert.match(configured(native).flags('attn_core'), new RegExp(`-isystem ${join(prefix, 'include')}`));
+    const wasm = join(scratch, 'prefix-wasm');
+    run('emcmake', [realCmake, '-S', tree, '-B', wasm, '-DCMAKE_BUILD_TYPE=Release', `-DATTN_DEPS_DIR=${none}`, `-DCMAKE_PREFIX_PATH=${prefix}`, '-DATTN_BUILD_TESTS=OFF']);
+    assert.equal(configured(wasm).cache('xsimd_DIR'), join(prefix, 'share/cmake/xsimd'));
+    assert.ok(existsSync(join(wasm, 'third_party/xsimd/xsimd.hpp')), 'the headers are copied into the build tree');
+    assert.doesNotMatch(configured(wasm).flags('attn_core'), new RegExp(join(prefix, 'include')));
   });
 
   it('tools/build.sh configures the sanitized and fuzzing builds on every run, strict and portable', () => {
