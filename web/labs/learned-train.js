@@ -215,6 +215,11 @@ export class TrainingPanel {
     return `trained in this browser, seed ${this.seed}, step ${step}${key === 'none' ? ', no √d_k scaling' : ''}`;
   }
 
+  // Which model a message is about, when there are two.
+  #which(m) {
+    return this.models.size > 1 ? ` (${m.name})` : '';
+  }
+
   #receive(message) {
     // A widget taken off the page stops training (its worker would otherwise run on unseen);
     // put back, it can resume.
@@ -236,7 +241,7 @@ export class TrainingPanel {
         // The phase change: the first point where the second copy costs less than half the first.
         if (m.phase === null && message.lossSecondCopy < 0.5 * message.lossFirstCopy) {
           m.phase = message.step;
-          this.status.textContent = `Phase change (${m.name}): at step ${m.phase} the second copy's loss fell below half the first copy's.`;
+          this.status.textContent = `Phase change${this.#which(m)}: at step ${m.phase} the second copy's loss fell below half the first copy's.`;
         }
         break;
       case 'check':
@@ -259,8 +264,8 @@ export class TrainingPanel {
         m.done = { step: message.step, seconds: message.seconds, met: message.met };
         m.goals = message.goals ?? m.goals;
         this.status.textContent = message.met
-          ? `Goals met (${m.name}) after ${message.step} steps, ${seconds(message.seconds)} of training. Training stopped by itself.`
-          : `The goals did not hold (${m.name}) within ${message.step} steps; training stopped.`;
+          ? `Goals met${this.#which(m)} after ${message.step} steps, ${seconds(message.seconds)} of training. Training stopped by itself.`
+          : `The goals did not hold${this.#which(m)} within ${message.step} steps; training stopped.`;
         if ([...this.models.values()].every((x) => x.done || x.error)) {
           const focused = this.element.getRootNode().activeElement;
           this.state = 'done';
