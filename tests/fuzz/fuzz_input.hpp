@@ -166,8 +166,9 @@ inline DecodedMask decode_mask(Input& in, std::size_t n, std::size_t m, std::siz
     return d;
   }
   // The wrong count goes to one part only: the key padding if present, else the custom grid.
+  // (No flags at all, for an empty Q or K, stay none: right − 1 would wrap around.)
   const auto count = [&](std::size_t right, bool spoil) {
-    return spoil ? right + (in.pick(2) ? 1 : std::size_t(-1)) : right;
+    return spoil && right != 0 ? right + (in.pick(2) ? 1 : std::size_t(-1)) : right;
   };
   const bool spoil_padding = wrong && padding, spoil_custom = wrong && custom && !padding;
   if (padding) d.mask.padded_keys = in.flags(count(m, spoil_padding));
