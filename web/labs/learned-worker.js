@@ -24,7 +24,7 @@ let seed = 1;
 let text = '';
 let paused = false;
 let looping = false;
-const models = new Map(); // key → { key, scale, trainer, snapshot, step, state, seconds, sums, window }
+const models = new Map(); // key → its trainer, last snapshot, step, state, seconds and loss sums (add())
 let queue = Promise.resolve(); // messages are handled in order, each after the last one's awaits
 
 const post = (message) => self.postMessage(message);
