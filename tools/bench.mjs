@@ -99,9 +99,16 @@ async function main() {
   const scalar = await loadAttention({ simd: false });
 
   // Peak: the same mul+add micro-kernel, timed here.
+  // A peak is the best the loop can do: its fastest round, measured before the kernels and again
+  // after them, so that a busy moment cannot make the peak look low and a kernel look above it.
   const peakIters = 2e7;
-  const { ms: peakMs, spread: peakSpread } = await time(() => simd.peakMulAdd(peakIters));
-  const peak = simd.peakMulAdd(1) * peakIters / peakMs / 1e6;
+  const measurePeak = async () => {
+    const { rounds, spread } = await time(() => simd.peakMulAdd(peakIters));
+    return { gflops: simd.peakMulAdd(1) * peakIters / Math.min(...rounds) / 1e6, spread };
+  };
+  const first = await measurePeak();
+  let peak = first.gflops;
+  const peakSpread = first.spread;
   const processor = processorRecord();
   console.log(`processor: ${describeProcessor(processor)}`);
   console.log(`SIMD flags: ${processor.simd.join(' ') || 'none reported'}`);
@@ -188,6 +195,12 @@ async function main() {
     console.log();
   }
 
+  const again = await measurePeak();
+  if (again.gflops > peak) {
+    console.log(`measured f32x4 mul+add peak again: ${again.gflops.toFixed(1)} GFLOP/s (was ${peak.toFixed(1)}); every row is rated against it`);
+    peak = again.gflops;
+    for (const r of rows) if (!r.failed) r.peakPercent = (100 * r.gflops) / peak;
+  }
   const ours = (n) => rows.find((r) => r.n === n && r.name === OURS_DENSE);
   for (const r of rows) if (!r.failed) r.ratioToOurs = ours(r.n).ms / r.ms;
   // A causal row's speed-up over the same implementation computing every score with the mask.
@@ -300,6 +313,9 @@ function nativePart() {
       `${r.ms.toFixed(3).padStart(9)} ms ±${(100 * (r.spread ?? 0)).toFixed(0).padStart(3)} %  ${gflops.toFixed(1).padStart(6)} GFLOP/s  ${r.peakPercent.toFixed(0).padStart(3)} % of peak` +
       (pt ? `   PyTorch ${pt.ms.toFixed(3)} ms (${(pt.ms / r.ms).toFixed(2)}×)` : ''));
   }
+  for (const r of ours.rows.filter((row) => row.peakPercent > 100)) {
+    console.log(`warning: native ${r.causal ? 'causal' : 'dense'} at n = ${r.n} rates ${r.peakPercent.toFixed(0)} % of the measured FMA peak: the peak was measured low (a noisy machine?)`);
+  }
   if (torch.skipped) console.log(`PyTorch: skipped (${torch.skipped})`);
   return { ours, torch };
 }
@@ -403,7 +419,7 @@ column. Every output was checked against a float64 reference (sampled rows, |err
 
 Processor: **${processor.model}** (${processor.vendor}), ${processor.cores} cores; SIMD flags: ${processor.simd.join(' ') || 'none reported'}.
 Run ${result.when ?? ''}${result.quick ? ' (--quick)' : ''}. ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}.
-Measured f32x4 mul+add peak in V8 (same run): **${peak.toFixed(1)} GFLOP/s**${result.peakSpread === undefined ? '' : ` (spread ${pct(100 * result.peakSpread)})`}.
+Measured f32x4 mul+add peak in V8 (same run, the fastest round of the peak loop before and after the kernels): **${peak.toFixed(1)} GFLOP/s**${result.peakSpread === undefined ? '' : ` (spread ${pct(100 * result.peakSpread)})`}.
 
 ## Goals (issue #16)
 

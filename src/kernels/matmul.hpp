@@ -240,14 +240,15 @@ inline void matmul_panels_ab(const float* a, std::size_t group_stride, const flo
 
 }  // namespace detail
 
-// C (n×p, stride ldc) = A (n×k, stride lda) · B (k×p, stride ldb). Used for AV, X·W, and
-// for QKᵀ in the streaming path, with Kᵀ packed once per call as B.
+// C (n×p, stride ldc) = A (n×k, stride lda) · B (k×p, stride ldb). Used for AV and X·W. (The
+// streaming path's products, whose A layouts are fixed, use matmul_packed_ab and
+// matmul_fixed_stride_ab_add below.)
 inline void matmul_ab(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
                       std::size_t ldc, std::size_t n, std::size_t k, std::size_t p) {
   detail::matmul_ab<false>(a, lda, b, ldb, c, ldc, n, k, p);
 }
 
-// C += A·B, same shapes. The streaming path accumulates P·V over blocks of keys with it.
+// C += A·B, same shapes (the learned model's backward pass and residual updates).
 inline void matmul_ab_add(const float* a, std::size_t lda, const float* b, std::size_t ldb,
                           float* c, std::size_t ldc, std::size_t n, std::size_t k, std::size_t p) {
   detail::matmul_ab<true>(a, lda, b, ldb, c, ldc, n, k, p);

@@ -1,6 +1,7 @@
 #pragma once
 // Packing a matrix as its transpose: the streaming attention packs K as Kᵀ once per call so that
-// QKᵀ runs through matmul_ab's broadcast form (kernels/matmul.hpp). Its reference is the plain
+// QKᵀ runs through the broadcast form of the products (kernels/matmul.hpp), and pack_rows packs
+// each block of queries with it. Its reference is the plain
 // double loop at the end of the function, which also takes the tails.
 #include <cstddef>
 
@@ -9,7 +10,7 @@
 namespace attn::kernels {
 
 // dst (cols×rows, stride ldd) = srcᵀ, src rows×cols (stride lds). Packs K as Kᵀ so that QKᵀ
-// runs through matmul_ab's broadcast form, with no horizontal sums. Pure data movement.
+// runs through the products' broadcast form, with no horizontal sums. Pure data movement.
 // With 4-lane vectors (SSE2, wasm SIMD) it moves 4×4 blocks through registers (xsimd's
 // in-register transpose): the per-call packing is a visible part of a call at n = 64.
 inline void transpose(const float* src, std::size_t lds, float* dst, std::size_t ldd, std::size_t rows,

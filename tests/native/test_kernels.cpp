@@ -136,7 +136,7 @@ TEST_CASE("matmul_ab (AV and X·W) matches its scalar reference on every shape, 
   }
 }
 
-TEST_CASE("matmul_ab_add (the streaming P·V update) accumulates like its scalar reference") {
+TEST_CASE("matmul_ab_add (C += A·B) accumulates like its scalar reference") {
   ATTN_SEEDED_RANDOM(rng, 4);
   for (std::size_t n : kRows) {
     for (std::size_t k : {std::size_t(1), std::size_t(5), std::size_t(64), std::size_t(65)}) {
