@@ -396,17 +396,23 @@ double lanes() { return double(attn::kernels::kLanes); }
 double peak_chains() { return double(attn::kernels::kPeakChains); }
 
 // A matrix's size checked by the core before attention.js copies anything: {} or { error }.
-// The limits and their messages live in the core alone (validate.hpp).
-val check_shape(std::string name, double rows, double cols) {
+// The limits and their messages live in the core alone (validate.hpp). Both take one object, as
+// most bindings do, so they share Embind's one invoker for val(val).
+// args: { name, rows, cols }
+val check_shape(val args) {
   return guarded([&] {
-    attn::validate_shape(name.c_str(), whole_number<std::uint64_t>(rows, "rows"), whole_number<std::uint64_t>(cols, "cols"));
+    const std::string name = args["name"].as<std::string>();
+    attn::validate_shape(name.c_str(), whole_number<std::uint64_t>(args["rows"].as<double>(), "rows"),
+                         whole_number<std::uint64_t>(args["cols"].as<double>(), "cols"));
     return val::object();
   });
 }
 
-val check_score_shape(double n, double m) {
+// args: { n, m }
+val check_score_shape(val args) {
   return guarded([&] {
-    attn::validate_score_shape(whole_number<std::uint64_t>(n, "n"), whole_number<std::uint64_t>(m, "m"));
+    attn::validate_score_shape(whole_number<std::uint64_t>(args["n"].as<double>(), "n"),
+                               whole_number<std::uint64_t>(args["m"].as<double>(), "m"));
     return val::object();
   });
 }

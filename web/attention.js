@@ -835,11 +835,11 @@ function sizeRules(core, limits) {
     limits,
     // A matrix name of rows×cols: refused by the core when over its limits.
     matrix(name, rows, cols) {
-      if (rows > limits.maxRows || cols > limits.maxCols) verdict(core.checkShape(name, rows, cols));
+      if (rows > limits.maxRows || cols > limits.maxCols) verdict(core.checkShape({ name, rows, cols }));
     },
     // n queries × m keys: refused by the core when over limits.maxScoreEntries.
     scores(n, m) {
-      if (n * m > limits.maxScoreEntries) verdict(core.checkScoreShape(n, m));
+      if (n * m > limits.maxScoreEntries) verdict(core.checkScoreShape({ n, m }));
     },
   };
 }
