@@ -6,8 +6,10 @@ import { h } from './dom.js';
 import { explain } from './explain.js';
 import { copyText, saveSvg } from './files.js';
 import { MatrixGrid } from './grid.js';
+import { lastValidMessage } from './last-valid.js';
 import { MaskControls } from './masks.js';
 import { parseNumber } from './parse.js';
+import { MAX_SEED, seedInput } from './seed-input.js';
 import { answerShape, coreMask, coreScale, emptyPractice, MAX_DIM, MAX_TOKENS, PITFALLS, PRESETS, resize, sizes } from './state.js';
 import { RESULT_STEPS, STEPS, StepsView } from './steps.js';
 import { tex } from './tex.js';
@@ -31,6 +33,10 @@ export const LABS = {
   construct: () => import('../labs/construct.js').then((m) => m.ConstructLab),
   learned: () => import('../labs/learned.js').then((m) => m.LearnedLab),
 };
+
+// The seed after `seed`, wrapping from the largest (2^53 − 1) to 0, so "New seed" always gives one
+// the link accepts.
+const nextSeed = (seed) => ((seed ?? 0) + 1) % (MAX_SEED + 1);
 
 export class Calculator {
   /**
@@ -157,12 +163,9 @@ export class Calculator {
 
     this.presetButtons = Object.entries(PRESETS).map(([key, preset]) =>
       h('button', { type: 'button', class: 'preset', dataset: { preset: key }, text: preset.label, on: { click: () => this.#preset(key) } }));
-    this.seedInput = h('input', {
-      type: 'number', min: 0, step: 1, class: 'seed', 'aria-label': 'Random seed',
-      on: { change: () => this.#preset('random', Math.max(0, Math.floor(Number(this.seedInput.value)) || 0)) },
-    });
+    this.seedInput = seedInput({ label: 'Random seed', onChange: (seed) => this.#preset('random', seed) });
     this.seedBox = h('span', { class: 'seed-box' }, 'seed ', this.seedInput,
-      h('button', { type: 'button', class: 'small', text: 'New seed', on: { click: () => this.#preset('random', (this.state.seed ?? 0) + 1) } }));
+      h('button', { type: 'button', class: 'small', text: 'New seed', on: { click: () => this.#preset('random', nextSeed(this.state.seed)) } }));
     // Explore (the calculator shows every step) or practice (the learner computes them).
     this.modeButtons = ['explore', 'practice'].map((mode) => h('button', {
       type: 'button', dataset: { mode }, text: mode === 'explore' ? 'Explore' : 'Practice', 'aria-pressed': 'false',
@@ -321,7 +324,7 @@ export class Calculator {
   #preset(key, seed) {
     if (this.options.readonly) return;
     const make = PRESETS[key].make;
-    const next = key === 'random' ? make(seed ?? (this.state.seed ?? 0) + 1, sizes(this.state)) : make();
+    const next = key === 'random' ? make(seed ?? nextSeed(this.state.seed), sizes(this.state)) : make();
     if (this.state.practice) next.practice = emptyPractice(); // a new exercise, in the same mode
     this.setState(next);
   }
@@ -472,7 +475,7 @@ export class Calculator {
     this.element.classList.toggle('stale', stale);
     this.status.classList.toggle('error', stale || Boolean(this.viewProblem));
     this.status.textContent = [
-      stale ? `${problem.replace(/\.$/, '')}. ${this.valid ? 'Showing the last valid result, dimmed, until this is fixed.' : ''}` : '',
+      stale ? lastValidMessage(problem, 'result', { dimmed: true, kept: Boolean(this.valid) }) : '',
       this.viewProblem ? `${this.viewProblem.replace(/\.$/, '')}.` : '',
     ].filter(Boolean).join(' ');
     const shown = this.shown;
