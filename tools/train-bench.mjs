@@ -12,7 +12,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { setThreadsCount, setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 
 import { loadAttention } from '../web/attention.js';
-import { generator, goalsMet, measureGoals } from './train-goals.mjs';
+import { CHECK_EVERY, generator, GOAL_SEED, GOAL_STRINGS, goalsMet, measureGoals } from './train-goals.mjs';
 
 // tfjs-core's main bundle registers no gradients; its ES module files do, but import each other
 // without the .js extension Node requires. This resolve hook adds it, for those files only.
@@ -112,9 +112,9 @@ export async function trainingBench({ quick = false } = {}) {
     const start = performance.now();
     let goals, met = false;
     while (!met && t.model().config.steps < 8000) {
-      t.step(250);
+      t.step(CHECK_EVERY);
       const model = t.model();
-      goals = measureGoals(model, 7, 64);
+      goals = measureGoals(model, GOAL_SEED, GOAL_STRINGS);
       met = goalsMet(goals);
       model.dispose();
     }

@@ -14,6 +14,7 @@ import { startServer } from '../../tools/serve.mjs';
 import { copyText, generator } from '../../tools/train-goals.mjs';
 import { loadAttention } from '../../web/attention.js';
 import { format } from '../../web/calc/format.js';
+import { ROLE_THRESHOLD as THRESHOLD } from '../../web/labs/learned-roles.js';
 import { colour } from '../../web/calc/heatmap.js';
 import { openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
@@ -23,7 +24,6 @@ const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 const PANEL = 'Look inside a trained model';
 const NAMES = ['Layer 1 head 1', 'Layer 1 head 2', 'Layer 2 head 1', 'Layer 2 head 2'];
 const ROLES = [['previousToken', 'previous-token head'], ['induction', 'induction head'], ['firstToken', 'attention sink']];
-const THRESHOLD = 0.5; // stated in the panel
 
 describe('issue 14: look inside a trained model', () => {
   const env = servedWeb();

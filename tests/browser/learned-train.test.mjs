@@ -3,8 +3,7 @@
 // the goals (the default recipe: no smaller configuration was needed), beside a second one without
 // the √d_k scale, while a calculator on the same page answers keystrokes within 50 ms; stop,
 // resume and reset from the keyboard; axe-core in both themes; 360 px and a 320 px column; and
-// dist/ embedded alone. Measured figures (steps, seconds, latency) are printed. The whole file took
-// 85 s on a 2-core machine under load, most of it the two models' 2,500 + 1,750 steps.
+// dist/ embedded alone. Measured figures (steps, seconds, latency) are printed.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -5,7 +5,7 @@
 import { h, svg } from '../calc/dom.js';
 import { format } from '../calc/format.js';
 import { colour, heatmapSvg } from '../calc/heatmap.js';
-import { ROLES, ROLE_THRESHOLD, roleLabels, tokenLabel, topKeys } from './learned-roles.js';
+import { ROLES, earns, roleLabels, tokenLabel, topKeys } from './learned-roles.js';
 import { scrollBox } from './scroll-cue.js';
 
 const CELL = 12; // 33 tokens in about 400 px: wider than a phone, so the map scrolls there
@@ -64,7 +64,7 @@ export class HeadView {
     this.scores.replaceChildren(...ROLES.flatMap((r, k) => [
       h('span', { class: 'sr-only', text: k === 0 ? '. Scores: ' : ', ' }),
       h('span', {
-        class: data[r.key] !== null && data[r.key] >= ROLE_THRESHOLD ? 'score passes' : 'score',
+        class: earns(data, r) ? 'score passes' : 'score',
         dataset: { role: r.key },
         text: `${r.score} ${data[r.key] === null ? 'n/a (no repeated token)' : format(data[r.key], 3)}`,
       })]));

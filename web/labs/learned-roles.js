@@ -13,9 +13,12 @@ export const ROLES = [
   { key: 'firstToken', label: 'attention sink', score: 'first token', means: 'the mean weight each token puts on ⟨bos⟩, the first token' },
 ];
 
-/** The labels a head's scores earn (a score of null, e.g. induction without a repeat, earns none). */
+/** Whether a head's score earns a role's label (a score of null, e.g. induction without a repeat, earns none). */
+export const earns = (head, role) => head[role.key] !== null && head[role.key] >= ROLE_THRESHOLD;
+
+/** The labels a head's scores earn. */
 export function roleLabels(head) {
-  return ROLES.filter((r) => head[r.key] !== null && head[r.key] >= ROLE_THRESHOLD).map((r) => r.label);
+  return ROLES.filter((r) => earns(head, r)).map((r) => r.label);
 }
 
 /** A token as a label: BOS as ⟨bos⟩, the space as ␣. */

@@ -39,15 +39,21 @@ export function unreadable(text, vocabulary, maxLength) {
   });
 }
 
-/** The text again, each unreadable character in a <mark> that says why. */
-export function markedText(text, problems) {
+const ordinal = (n) => {
+  const tens = n % 100, ones = n % 10;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ones === 1 ? 'st' : ones === 2 ? 'nd' : ones === 3 ? 'rd' : 'th';
+  return `${n}${suffix}`;
+};
+
+/** The text again, each unreadable character in a <mark> that says why (maxLength: as in unreadable). */
+export function markedText(text, problems, maxLength) {
   const at = new Map(problems.map((p) => [p.at, p]));
   return [...text].map((char, i) => {
     const p = at.get(i);
     const shown = char === ' ' ? '␣' : char;
     if (!p) return shown;
     return h('mark', { class: p.why === 'unknown' ? 'unknown' : 'too-long' },
-      shown, h('span', { class: 'sr-only', text: p.why === 'unknown' ? ' (not in the vocabulary)' : ' (past the 32nd character)' }));
+      shown, h('span', { class: 'sr-only', text: p.why === 'unknown' ? ' (not in the vocabulary)' : ` (past the ${ordinal(maxLength)} character)` }));
   });
 }
 

@@ -63,6 +63,15 @@ export function measureGoals(model, seed, count) {
   };
 }
 
+/** The in-browser trainer's schedule (learned-worker.js), also stated to the learner and used by the
+ * training benchmark: steps per point of the loss curve (the mean of their batches), steps between
+ * measurements of the goals, the step at which the recipe's cosine decay ends and training gives up,
+ * and the generated strings the goals are measured on. */
+export const PROGRESS_EVERY = 50;
+export const CHECK_EVERY = 250;
+export const MAX_STEPS = 6000;
+export const GOAL_SEED = 7, GOAL_STRINGS = 64;
+
 /** The four goals, as thresholds (also shown to the learner). */
 export const GOALS = Object.freeze({ previousToken: 0.7, induction: 0.7, firstToken: 0.3, ratio: 0.15 });
 

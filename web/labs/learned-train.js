@@ -7,10 +7,8 @@ import { asset } from '../assets.js';
 import { h } from '../calc/dom.js';
 import { parseSeed, seedInput } from '../calc/seed-input.js';
 import { lossChart, swatch } from './learned-train-chart.js';
-import { GOALS } from './learned-train-goals.js';
+import { CHECK_EVERY, GOAL_STRINGS, GOALS, MAX_STEPS, PROGRESS_EVERY } from './learned-train-goals.js';
 
-const VOCABULARY = 28;              // the model's output classes: a–z, space and BOS
-const CHANCE = Math.log(VOCABULARY); // the loss of a uniform guess, where training starts
 const MODELS = {
   sqrt: { key: 'sqrt', scale: 'sqrt', name: 'with √d_k', choice: 'the scaled model (with √d_k)', dashed: false },
   none: { key: 'none', scale: 'none', name: 'no √d_k scaling', choice: 'the unscaled model (no √d_k scaling)', dashed: true },
@@ -30,11 +28,14 @@ const seconds = (s) => `${s.toFixed(1)} s`;
 export class TrainingPanel {
   /**
    * @param {{ attn: import('../attention.js').Attention, text: () => string,
-   *   onRun: (run: import('../attention.js').LearnedRun, label: string) => void, onShipped: () => void }} o
+   *   onRun: (run: import('../attention.js').LearnedRun, label: string) => void, onShipped: () => void,
+   *   config?: () => ({ vocabulary: string, dModel: number, heads: number } | undefined) }} o
+   *   config: the shipped model's, the size trained here, until the worker reports its own
    */
-  constructor({ attn, text, onRun = () => {}, onShipped = () => {} }) {
+  constructor({ attn, text, onRun = () => {}, onShipped = () => {}, config = () => undefined }) {
     this.attn = attn;
     this.text = text;
+    this.config = config;
     this.onRun = onRun;
     this.onShipped = onShipped;
     this.worker = null;
@@ -45,9 +46,8 @@ export class TrainingPanel {
     this.lastInput = -Infinity;
     this.pendingRun = null; // { run, label, since }: a refresh of the heads waiting for a pause
     this.frame = null;      // a redraw waiting for the next frame
+    this.hiddenWhile = null; // the state training was in when the panel was hidden (shown(false))
     this.onInput = () => { this.lastInput = performance.now(); };
-    // Capture on the window: keys the widgets use stop at their element, after this has seen them.
-    for (const type of INPUT_EVENTS) window.addEventListener(type, this.onInput, { capture: true, passive: true });
 
     const id = `learned-train-${++TrainingPanel.count}`;
     // The labs' seed box: whatever is typed becomes a whole number from 0 to 2^53 − 1, shown.
@@ -69,7 +69,7 @@ export class TrainingPanel {
     this.goalsHead = h('tr');
     this.goalsBody = h('tbody');
     this.goalsTable = h('table', { class: 'train-goals' },
-      h('caption', { text: 'The goals, measured every 250 steps on 64 generated strings' }),
+      h('caption', { text: `The goals, measured every ${CHECK_EVERY} steps on ${GOAL_STRINGS} generated strings` }),
       h('thead', {}, this.goalsHead), this.goalsBody);
     this.goalsBox = h('div', { class: 'train-table-box train-goals-box', tabIndex: 0, role: 'region', 'aria-label': 'The goals', hidden: true }, this.goalsTable);
     this.compareResult = h('p', { class: 'train-compare-result', hidden: true });
@@ -78,11 +78,11 @@ export class TrainingPanel {
     this.table = h('tbody');
     this.tableHead = h('tr');
     this.figure = h('figure', { class: 'chart-figure train-figure', hidden: true },
-      h('figcaption', { text: 'Loss on the first and the second copy of the repeated string, per training step (the mean of every 50 steps\' batches)' }),
+      h('figcaption', { text: `Loss on the first and the second copy of the repeated string, per training step (the mean of every ${PROGRESS_EVERY} steps' batches)` }),
       this.chartBox, this.legend, this.summary,
       h('details', { class: 'train-values' },
-        h('summary', { text: 'The loss every 250 steps, as a table' }),
-        h('div', { class: 'train-table-box', tabIndex: 0, role: 'region', 'aria-label': 'Loss every 250 steps' },
+        h('summary', { text: `The loss every ${CHECK_EVERY} steps, as a table` }),
+        h('div', { class: 'train-table-box', tabIndex: 0, role: 'region', 'aria-label': `Loss every ${CHECK_EVERY} steps` },
           h('table', {}, h('thead', {}, this.tableHead), this.table))));
 
     this.element = h('section', { class: 'learned-train', 'aria-labelledby': `${id}-title`, part: 'learned-train' },
@@ -92,9 +92,9 @@ export class TrainingPanel {
         'Train a fresh model of the same size from random weights, here, in a background thread (a Web Worker) running the same WebAssembly core. ',
         'Watch the loss on the second copy of the repeated string: it stays with the first copy\'s until an induction head forms, then drops suddenly. That drop is the phase change.'),
       h('p', { class: 'hint' },
-        `Training stops by itself once the goals hold on 64 generated strings: a layer-1 previous-token score ≥ ${GOALS.previousToken}, `
+        `Training stops by itself once the goals hold on ${GOAL_STRINGS} generated strings: a layer-1 previous-token score ≥ ${GOALS.previousToken}, `
         + `a layer-2 induction score ≥ ${GOALS.induction}, an attention-sink score ≥ ${GOALS.firstToken}, and the second copy's loss at most `
-        + `${percent(GOALS.ratio)} of the first's. It gives up after 6,000 steps.`),
+        + `${percent(GOALS.ratio)} of the first's. It gives up after ${MAX_STEPS.toLocaleString('en-US')} steps.`),
       h('div', { class: 'train-controls' },
         h('label', { class: 'seed-box' }, 'Seed ', this.seedInput),
         this.trainButton, this.compareButton, this.stopButton, this.resumeButton, this.resetButton),
@@ -123,16 +123,44 @@ export class TrainingPanel {
     this.onShipped();
   }
 
-  /** Ends the worker; the panel is going away. */
+  /**
+   * The panel was hidden (false) or shown again (true). Hidden, it stops training; shown again, it
+   * resumes if it was training when hidden (a run the learner stopped stays stopped).
+   */
+  shown(visible) {
+    if (!visible) {
+      if (this.hiddenWhile === null && ['starting', 'training'].includes(this.state)) {
+        this.hiddenWhile = this.state;
+        this.#pause();
+        this.status.textContent = 'Stopped while the panel is hidden. It goes on when shown again.';
+      }
+    } else if (this.hiddenWhile !== null) {
+      this.hiddenWhile = null;
+      if (this.state === 'paused') this.#resume();
+    }
+  }
+
+  /** Ends the worker and removes the listeners on the window; the panel is going away. */
   dispose() {
     this.#stopWorker();
     cancelAnimationFrame(this.frame);
-    for (const type of INPUT_EVENTS) window.removeEventListener(type, this.onInput, { capture: true });
+    this.frame = null;
+  }
+
+  // Capture on the window: keys the widgets use stop at their element, after this has seen them.
+  // Only while a worker may send heads, the one time a keystroke's moment matters here.
+  #listen(on) {
+    for (const type of INPUT_EVENTS) {
+      if (on) window.addEventListener(type, this.onInput, { capture: true, passive: true });
+      else window.removeEventListener(type, this.onInput, { capture: true });
+    }
   }
 
   #stopWorker() {
     this.worker?.terminate();
     this.worker = null;
+    this.#listen(false);
+    this.hiddenWhile = null;
     clearTimeout(this.runTimer);
     this.pendingRun = null;
   }
@@ -149,12 +177,17 @@ export class TrainingPanel {
       this.#fail(`The training worker could not start: ${error.message}`);
       return;
     }
-    this.worker.onmessage = ({ data }) => this.#receive(data);
-    this.worker.onerror = (event) => {
-      event.preventDefault();
-      this.#fail(`The training worker stopped: ${event.message || 'its script could not be loaded'}.`);
+    // A worker ended by Reset may still have messages on their way: only the current one's count.
+    const worker = this.worker;
+    worker.onmessage = ({ data }) => {
+      if (worker === this.worker) this.#receive(data);
     };
-    this.worker.postMessage({
+    worker.onerror = (event) => {
+      event.preventDefault();
+      if (worker === this.worker) this.#fail(`The training worker stopped: ${event.message || 'its script could not be loaded'}.`);
+    };
+    this.#listen(true);
+    worker.postMessage({
       type: 'start', baseUrl: asset('wasm/'), simd: this.attn?.simd, seed,
       models: keys.map((key) => ({ key, scale: MODELS[key].scale })), text: this.#text(),
     });
@@ -279,7 +312,18 @@ export class TrainingPanel {
         if (m) {
           m.error = message.message;
           this.error.textContent = `Training ${m.name} failed: ${message.message}`;
-          if ([...this.models.values()].every((x) => x.done || x.error)) this.state = 'done';
+          // Its heads no longer follow the text: the shipped checkpoint's are shown instead.
+          if (m.key === this.shownKey) {
+            clearTimeout(this.runTimer);
+            this.pendingRun = null;
+            this.onShipped();
+          }
+          if ([...this.models.values()].every((x) => x.done || x.error)) {
+            const focused = this.element.getRootNode().activeElement;
+            this.state = 'done';
+            this.#render(focused === this.stopButton || focused === this.resumeButton ? this.resetButton : null);
+            return;
+          }
         } else {
           this.#fail(`Training could not run: ${message.message}`);
           return;
@@ -310,6 +354,19 @@ export class TrainingPanel {
     this.error.textContent = text;
     this.state = 'done';
     this.#render(this.resetButton);
+    this.onShipped(); // no trained heads will follow the text any more
+  }
+
+  // The configuration trained: reported by the worker, or the shipped model's until then.
+  #config() {
+    return [...this.models.values()].find((m) => m.config)?.config ?? this.config();
+  }
+
+  // The loss of a uniform guess over the model's output classes (its vocabulary and BOS), where
+  // training starts; null until the configuration is known.
+  #chance() {
+    const config = this.#config();
+    return config ? { classes: config.vocabulary.length + 1, loss: Math.log(config.vocabulary.length + 1) } : null;
   }
 
   // Shows the buttons of the current state; `focus`: where focus goes when a focused button hides.
@@ -357,11 +414,16 @@ export class TrainingPanel {
     ]);
     const steps = Math.max(...models.map((m) => m.step));
     const markers = models.filter((m) => m.phase !== null).map((m) => ({ step: m.phase, text: models.length > 1 ? `${m.dashed ? 'no scaling' : '√d_k'}: drop at ${m.phase}` : `phase change, step ${m.phase}` }));
-    this.chartBox.replaceChildren(lossChart({
-      series, steps, chance: CHANCE, chanceText: `a uniform guess: ln ${VOCABULARY} ≈ ${f2(CHANCE)}`, markers,
-      label: `Training loss against steps, ${series.map((s) => s.name).join(', ')}`,
-    }));
-    this.chartBox.firstChild.setAttribute('aria-describedby', this.summary.id);
+    const chance = this.#chance();
+    if (chance) {
+      this.chartBox.replaceChildren(lossChart({
+        series, steps, chance: chance.loss, chanceText: `a uniform guess: ln ${chance.classes} ≈ ${f2(chance.loss)}`, markers,
+        label: `Training loss against steps, ${series.map((s) => s.name).join(', ')}`,
+      }));
+      this.chartBox.firstChild.setAttribute('aria-describedby', this.summary.id);
+    } else {
+      this.chartBox.replaceChildren(); // drawn once the worker reports the model's size
+    }
     this.legend.replaceChildren(...series.map((s) => h('li', {}, swatch(s), ` ${s.name}${s.dashed ? ' (dashed)' : ''}`)));
     this.summary.textContent = models.map((m) => this.#describe(m)).join(' ');
     this.tableHead.replaceChildren(h('th', { scope: 'col', text: 'step' }),
@@ -402,7 +464,8 @@ export class TrainingPanel {
     const last = m.points.at(-1);
     const who = this.models.size > 1 ? `${m.choice[0].toUpperCase()}${m.choice.slice(1)}: ` : '';
     const at = this.models.size > 1 ? 'at' : 'At';
-    if (!last) return `${who}${at} step 0 (both copies start near ${f2(CHANCE)} nats, a uniform guess).`;
+    const chance = this.#chance();
+    if (!last) return `${who}${at} step 0${chance ? ` (both copies start near ${f2(chance.loss)} nats, a uniform guess)` : ''}.`;
     const drop = m.phase === null
       ? 'the second copy\'s loss has not yet fallen below half the first copy\'s.'
       : `the second copy's loss fell below half the first copy's at step ${m.phase}.`;
@@ -414,7 +477,8 @@ export class TrainingPanel {
     const a = this.models.get('sqrt'), b = this.models.get('none');
     this.compareResult.hidden = !(a && b);
     if (!(a && b)) return;
-    const dk = a.config ? a.config.dModel / a.config.heads : 16;
+    const config = this.#config();
+    const dk = config ? config.dModel / config.heads : null;
     const said = (m) => (m.done?.met ? `met the goals after ${m.done.step} steps (${seconds(m.done.seconds)})`
       : m.done ? `did not meet them within ${m.done.step} steps`
         : m.error ? 'failed' : `has not met them yet (step ${m.step})`);
@@ -422,9 +486,21 @@ export class TrainingPanel {
     if (a.done?.met && b.done?.met) {
       verdict = a.done.step === b.done.step ? ' Both took the same number of steps here.'
         : a.done.step < b.done.step ? ' Here the scaled model learned faster, as the lesson says.'
-          : ` Here the unscaled model met them first. At this size d_k = ${dk}, so unscaled scores are only √${dk} ≈ ${Math.sqrt(dk).toFixed(1)} times larger than scaled ones; the lesson's warning is about large d_k.`;
+          : ` Here the unscaled model met them first.${this.#smallDk(dk)}`;
+    } else if (a.done?.met && b.done && !b.done.met) {
+      verdict = ` Here only the scaled model met them${b.done.step >= MAX_STEPS ? ` within ${MAX_STEPS.toLocaleString('en-US')} steps` : ''}: without the scale, training was too sluggish, as the lesson says.`;
+    } else if (b.done?.met && a.done && !a.done.met) {
+      verdict = ` Here only the unscaled model met them.${this.#smallDk(dk)}`;
+    } else if (a.error || b.error) {
+      verdict = ` ${a.error ? 'The scaled' : 'The unscaled'} model's training failed, so this run compares nothing.`;
     }
     this.compareResult.textContent = `Measured from seed ${this.seed}: the model with √d_k ${said(a)}; the model with no scaling ${said(b)} (seconds: each model's own share of the worker's time).${verdict} ${LESSON_CLAIM}`;
+  }
+
+  // Why an unscaled model can keep up at this size.
+  #smallDk(dk) {
+    return dk === null ? ' The lesson\'s warning is about large d_k.'
+      : ` At this size d_k = ${dk}, so unscaled scores are only √${dk} ≈ ${Math.sqrt(dk).toFixed(1)} times larger than scaled ones; the lesson's warning is about large d_k.`;
   }
 }
 

@@ -11,18 +11,17 @@
 //               { type: 'check', key, step, goals, met, config }  { type: 'done', key, step, seconds, met, goals }
 //               { type: 'paused' }  { type: 'error', key?, message }
 import { loadAttention } from '../attention.js';
-import { goalsMet, measureGoals } from './learned-train-goals.js';
+import {
+  CHECK_EVERY, GOAL_SEED, GOAL_STRINGS, goalsMet, MAX_STEPS, measureGoals, PROGRESS_EVERY,
+} from './learned-train-goals.js';
 
-const CHUNK = 10;            // steps between looks at the message queue (about 50 ms)
-const PROGRESS_EVERY = 50;   // steps per point of the loss curve (the mean of their batches)
-const CHECK_EVERY = 250;     // steps between measurements of the goals and runs on the text
-const MAX_STEPS = 6000;      // the recipe's cosine decay ends here: stop if the goals never hold
-const GOAL_SEED = 7, GOAL_STRINGS = 64; // the generated strings the goals are measured on (as train-bench.mjs)
+const CHUNK = 10; // steps between looks at the message queue (about 50 ms)
 
 let attn = null;
 let seed = 1;
 let text = '';
 let paused = false;
+let pausedAt = 0; // when the last pause began: the time stopped is no part of a rate
 let looping = false;
 const models = new Map(); // key → its trainer, last snapshot, step, state, seconds and loss sums (add())
 let queue = Promise.resolve(); // messages are handled in order, each after the last one's awaits
@@ -51,10 +50,16 @@ async function handle(message) {
       if (!paused) loop();
       break;
     case 'pause':
+      if (!paused) pausedAt = performance.now();
       paused = true;
       post({ type: 'paused' });
       break;
     case 'resume':
+      if (paused) {
+        // A point's rate counts the steps since the last point over the time spent training them.
+        const stopped = performance.now() - pausedAt;
+        for (const m of models.values()) m.window.time += stopped;
+      }
       paused = false;
       loop();
       break;
@@ -120,6 +125,7 @@ function train(m) {
     }
   } catch (error) { // a diverged run: the core says so, and its weights are never shown
     m.state = 'failed';
+    release(m);
     post({ type: 'error', key: m.key, message: errorText(error) });
   }
   m.seconds = elapsed(m);
@@ -160,11 +166,22 @@ function check(m) {
 function finish(m, met, goals) {
   m.state = met ? 'met' : 'unmet';
   post({ type: 'done', key: m.key, step: m.step, seconds: elapsed(m), met, goals });
+  release(m); // its last snapshot stays, for runs on new text
+}
+
+// A model that trains no more gives its trainer back to the wasm heap; a failed one its snapshot too.
+function release(m) {
+  m.trainer?.dispose();
+  m.trainer = null;
+  if (m.state === 'failed') {
+    m.snapshot?.dispose();
+    m.snapshot = null;
+  }
 }
 
 // The current snapshot on the learner's text, when the text is one the model can read.
 function postRun(m) {
-  if (!m.snapshot) return;
+  if (m.state === 'failed' || !m.snapshot) return;
   let run;
   try {
     run = m.snapshot.run(text);

@@ -13,7 +13,7 @@ import { TokenStrip } from './learned-tokens.js';
 
 const PRESETS = {
   random: { label: 'A random string, repeated' },
-  lesson: { label: 'The lesson’s sentence', note: 'The lesson’s sentence, “The cat sat on the mat because it was tired”, in lower case and cut at “because”: the model reads 32 characters at most.' },
+  lesson: { label: 'The lesson’s sentence', note: (most) => `The lesson’s sentence, “The cat sat on the mat because it was tired”, in lower case and cut at “because”: the model reads ${most} characters at most.` },
   phrase: { label: 'A repeated phrase', text: REPEATED_PHRASE },
   own: { label: 'Your own text' },
 };
@@ -26,6 +26,10 @@ const honesty = (parameters) => 'These weights were learned by this project’s 
   + 'What carries over to GPT-2, as the lesson says: its heads specialise the same way, into heads that attend mostly to the previous token, attention sinks that park their weight on the first token, '
   + 'and induction heads that copy a pattern seen before, the basis of in-context learning; it reads word pieces through 12 layers of 12 heads, so look there for the same kinds of head, less cleanly drawn.';
 
+// The text the model reads; `most`, the characters it reads at most, once its checkpoint has loaded.
+const vocabularyHint = (most) => `Vocabulary: the 26 letters a to z and the space (shown as ␣)${most ? `, at most ${most} characters` : ''}. `
+  + '⟨bos⟩, the token the model reads before the text, is position 0.';
+
 export class LearnedLab {
   /** @param {{ attn: import('../attention.js').Attention, onError: (message: string) => void }} o */
   constructor({ attn, onError = () => {} }) {
@@ -37,7 +41,7 @@ export class LearnedLab {
     this.focus = 0; // the focused token: the last repeated one until the learner moves it
     this.focusMoved = false;
     this.selected = null; // { layer, head } followed in the text
-    this.shown = null; // { run, label, trained }
+    this.display = null; // the heads shown: { run, label, trained, text }
     this.views = [];
 
     this.input = h('input', {
@@ -51,7 +55,12 @@ export class LearnedLab {
     this.presetNote = h('p', { class: 'hint preset-note' });
     this.message = h('p', { class: 'cell-message', role: 'alert' });
     this.echo = h('p', { class: 'text-echo', hidden: true });
-    this.lowerCase = h('button', { type: 'button', hidden: true, text: 'Make it lower case', on: { click: () => this.#apply(this.input.value.toLowerCase()) } });
+    this.lowerCase = h('button', { type: 'button', hidden: true, text: 'Make it lower case', on: {
+      click: () => {
+        this.#apply(this.input.value.toLowerCase());
+        this.input.focus(); // the button hides once the text is fixed: focus stays on the text
+      },
+    } });
     this.source = h('p', { class: 'calc-status learned-source', role: 'status', text: 'Loading the trained model…' });
     this.tokens = new TokenStrip({ onFocus: (i) => { this.#focusOn(i); this.#mark(); } });
     this.tokens.element.hidden = true;
@@ -59,11 +68,12 @@ export class LearnedLab {
     this.trainingSlot = h('div', { class: 'training-slot' }, h('p', { class: 'calc-status', text: 'Loading “Train in this browser”…' }));
 
     this.honesty = h('p', { class: 'note learned-honesty', text: honesty(null) });
+    this.vocabularyHint = h('p', { class: 'hint', id: 'learned-vocabulary', text: vocabularyHint(null) });
     this.element = h('section', { class: 'lab learned-lab', role: 'group', 'aria-label': 'Look inside a trained model', part: 'learned' },
       h('h2', { text: 'Look inside a trained model' }),
       this.honesty,
       h('label', { class: 'sentence-box' }, 'Text ', this.input),
-      h('p', { class: 'hint', id: 'learned-vocabulary', text: 'Vocabulary: the 26 letters a to z and the space (shown as ␣), at most 32 characters. ⟨bos⟩, the token the model reads before the text, is position 0.' }),
+      this.vocabularyHint,
       this.echo,
       this.message,
       this.lowerCase,
@@ -96,6 +106,7 @@ export class LearnedLab {
     const { config } = this.model;
     this.shippedLabel = `the shipped checkpoint (${config.layers} layers of ${config.heads} heads, d_model ${config.dModel}, trained from seed ${config.seed} for ${config.steps.toLocaleString('en-US')} steps)`;
     this.honesty.textContent = honesty(this.#parameters(config));
+    this.vocabularyHint.textContent = vocabularyHint(this.#most());
     this.#apply(this.text);
   }
 
@@ -105,16 +116,40 @@ export class LearnedLab {
     return (vocabulary.length + 1) * dModel * 2 + context * dModel + layers * 4 * dModel * dModel;
   }
 
+  // The most characters the model reads: its context less the BOS token (null until it has loaded).
+  #most() {
+    return this.model ? this.model.config.context - 1 : null;
+  }
+
+  /**
+   * The panel was hidden (false) or shown again (true), e.g. by the calculator's `panels`: training
+   * stops while it is hidden and goes on when it is shown again.
+   */
+  shown(visible) {
+    this.visible = visible;
+    this.training?.shown(visible);
+  }
+
+  /** The panel is removed for good: its training worker ends, with its listeners on the window. */
+  dispose() {
+    this.disposed = true;
+    clearTimeout(this.typingPause);
+    this.training?.dispose();
+  }
+
   // The training section (learned-train.js), loaded beside the view: if it fails, the heads still work.
   #loadTraining() {
     import('./learned-train.js').then(({ TrainingPanel }) => {
+      if (this.disposed) return;
       this.training = new TrainingPanel({
         attn: this.attn,
         text: () => this.text,
+        config: () => this.model?.config,
         onRun: (run, label) => this.#show(run, label, true),
         onShipped: () => this.#showShipped(),
       });
       this.trainingSlot.replaceChildren(this.training.element);
+      if (this.visible === false) this.training.shown(false);
     }).catch((error) => {
       this.trainingSlot.replaceChildren(h('p', { class: 'calc-status error', role: 'alert', text: `“Train in this browser” could not load: ${error.message}. The shipped model’s heads above still work.` }));
     });
@@ -158,8 +193,8 @@ export class LearnedLab {
     this.preset = key;
     for (const b of this.presetButtons) b.setAttribute('aria-pressed', String(b.dataset.preset === key));
     this.presetNote.textContent = key === 'random' ? `A string of distinct letters drawn with seed ${this.seed}, a space, and the string again. Press the button again for another.`
-      : key === 'own' && !this.ownText ? 'Type your own text in the field above: letters a to z and spaces, up to 32 characters.'
-        : PRESETS[key]?.note ?? '';
+      : key === 'own' && !this.ownText ? `Type your own text in the field above: letters a to z and spaces${this.model ? `, up to ${this.#most()} characters` : ''}.`
+        : key === 'lesson' ? PRESETS.lesson.note(this.#most() ?? 'a few') : PRESETS[key]?.note ?? '';
   }
 
   // A text the model can read replaces the shown one; any other is marked where it is typed,
@@ -186,7 +221,7 @@ export class LearnedLab {
       const said = problems.length ? problemSummary(problems, context - 1) : coreMessage;
       this.input.setAttribute('aria-invalid', 'true');
       this.message.textContent = lastValidMessage(`${said[0].toUpperCase()}${said.slice(1)}`, `text’s heads (“${this.text}”)`, { dimmed: true });
-      this.echo.replaceChildren(h('span', { class: 'sr-only', text: 'Your text, with what the model cannot read marked: ' }), ...markedText(text, problems));
+      this.echo.replaceChildren(h('span', { class: 'sr-only', text: 'Your text, with what the model cannot read marked: ' }), ...markedText(text, problems, context - 1));
       this.echo.hidden = problems.length === 0;
       this.element.classList.add('stale');
       this.onError(coreMessage);
@@ -201,7 +236,7 @@ export class LearnedLab {
     this.shippedRun = run;
     if (changed) this.training?.textChanged(text);
     // A model in training shows its own run of this text when the trainer sends it.
-    if (!this.shown?.trained) this.#show(run, this.shippedLabel, false);
+    if (!this.display?.trained) this.#show(run, this.shippedLabel, false);
     else this.#render();
   }
 
@@ -213,17 +248,17 @@ export class LearnedLab {
   }
 
   #show(run, label, trained) {
-    this.shown = { run, label, trained, text: run.tokens.slice(1).join('') };
+    this.display = { run, label, trained, text: run.tokens.slice(1).join('') };
     this.#render();
   }
 
   #showShipped() {
-    this.shown = null;
+    this.display = null;
     if (this.shippedRun) this.#show(this.shippedRun, this.shippedLabel, false);
   }
 
   #render() {
-    const shown = this.shown;
+    const shown = this.display;
     if (!shown) return;
     const { run } = shown;
     const fresh = shown.text === this.text;
@@ -275,8 +310,8 @@ export class LearnedLab {
   }
 
   #mark() {
-    if (!this.shown) return;
-    const { run } = this.shown;
+    if (!this.display) return;
+    const { run } = this.display;
     this.views.forEach((heads, l) => heads.forEach((v, i) => v.mark({ selected: l === this.selected.layer && i === this.selected.head, focus: this.focus })));
     const view = this.views[this.selected.layer][this.selected.head];
     this.tokens.update({ tokens: run.tokens, focus: this.focus, head: { name: view.name, data: run.layers[this.selected.layer].heads[this.selected.head] } });
