@@ -249,3 +249,159 @@ describe('issue 14: train in this browser from dist/, embedded alone', { skip: !
     }
   });
 });
+
+// A stand-in for the training worker, installed before the page's scripts run: the test plays the
+// worker's part (its messages, a late one from a worker already ended, an error), and counts the
+// panel's capture listeners on the window (one per input type; 'wheel' stands for them all).
+function fakeWorker() {
+  window.fakeWorkers = [];
+  window.Worker = class {
+    constructor(url) {
+      this.url = url;
+      this.posted = [];
+      this.terminated = false;
+      window.fakeWorkers.push(this);
+    }
+    postMessage(message) { this.posted.push(message); }
+    terminate() { this.terminated = true; }
+  };
+  window.wheelListeners = new Set();
+  const add = window.addEventListener, remove = window.removeEventListener;
+  window.addEventListener = function (type, listener, options) {
+    if (type === 'wheel') window.wheelListeners.add(listener);
+    return add.call(this, type, listener, options);
+  };
+  window.removeEventListener = function (type, listener, options) {
+    if (type === 'wheel') window.wheelListeners.delete(listener);
+    return remove.call(this, type, listener, options);
+  };
+}
+
+describe('issue 14: the training panel against a stand-in worker', () => {
+  const env = servedWeb();
+  let page, problems, context;
+  beforeEach(async () => {
+    ({ page, problems, context } = await openPage(env.browser, { initScript: fakeWorker }));
+  });
+  afterEach(async () => {
+    await context.close();
+  });
+
+  const root = 'document.querySelector("attention-calc").shadowRoot';
+  // The shipped model's run of the panel's text, standing for a trained model's.
+  const runMessage = (step) => page.evaluate(async (s) => {
+    const { loadAttention } = await import(new URL('attention.js', location.href).href);
+    window.testAttn ??= await loadAttention();
+    const model = await window.testAttn.learnedModel();
+    const text = document.querySelector('attention-calc').shadowRoot.querySelector('.learned-text').value;
+    return { type: 'run', key: 'sqrt', step: s, run: model.run(text) };
+  }, step);
+  const deliver = (i, data) => page.evaluate(([k, d]) => window.fakeWorkers[k].onmessage({ data: d }), [i, data]);
+  const source = () => read(page, '.learned-source');
+  const focused = () => page.evaluate((r) => eval(r).activeElement?.textContent ?? null, root);
+
+  it('a late message from a worker ended by Reset reaches nothing; a failure shows the shipped heads again and gives focus to Reset', async () => {
+    await openPanel(page, context, env.url);
+    const start = training(page).getByRole('button', { name: 'Train in this browser' });
+    await start.click();
+    await deliver(0, { type: 'ready' });
+    await deliver(0, await runMessage(250));
+    await page.waitForFunction(() => /^Heads of the model trained in this browser, seed 1, step 250/.test(document.querySelector('attention-calc').shadowRoot.querySelector('.learned-source').textContent));
+    await training(page).getByRole('button', { name: 'Reset' }).click();
+    assert.equal(await page.evaluate(() => window.fakeWorkers[0].terminated), true);
+    await start.click();
+    await deliver(1, { type: 'ready' });
+    // The ended worker's messages, still on their way: a run and an error about no model.
+    await deliver(0, await runMessage(500));
+    await deliver(0, { type: 'error', message: 'late' });
+    await page.waitForTimeout(600); // longer than a refresh of the heads waits for the input to pause
+    assert.match(await source(), /^Heads of the shipped checkpoint/);
+    assert.equal(await read(page, '.train-error'), '');
+    assert.equal(await training(page).getByRole('button', { name: 'Stop' }).isVisible(), true, 'the new run goes on');
+
+    // The shown model fails while its heads are shown, with Stop focused.
+    await deliver(1, await runMessage(250));
+    await page.waitForFunction(() => /^Heads of the model trained in this browser/.test(document.querySelector('attention-calc').shadowRoot.querySelector('.learned-source').textContent));
+    await training(page).getByRole('button', { name: 'Stop' }).focus();
+    await deliver(1, { type: 'error', key: 'sqrt', message: 'the loss is not finite' });
+    assert.match(await source(), /^Heads of the shipped checkpoint/);
+    assert.equal(await focused(), 'Reset');
+    assert.match(await read(page, '.train-error'), /failed: the loss is not finite/);
+
+    // The worker itself stops (its script fails) while trained heads are shown: the shipped
+    // checkpoint's heads come back, and follow new text.
+    await training(page).getByRole('button', { name: 'Reset' }).click();
+    await start.click();
+    await deliver(2, { type: 'ready' });
+    await deliver(2, await runMessage(250));
+    await page.waitForFunction(() => /^Heads of the model trained in this browser/.test(document.querySelector('attention-calc').shadowRoot.querySelector('.learned-source').textContent));
+    await page.evaluate(() => window.fakeWorkers[2].onerror({ message: 'boom', preventDefault() {} }));
+    assert.match(await read(page, '.train-error'), /The training worker stopped: boom/);
+    await lab(page).getByLabel('Text the model reads').fill('abc abc');
+    await lab(page).getByLabel('Text the model reads').press('Enter');
+    await page.waitForFunction(() => document.querySelector('attention-calc').shadowRoot.querySelector('.learned-source').textContent.startsWith('Heads of the shipped checkpoint'));
+    assert.doesNotMatch(await source(), /until it has run on the new one/);
+    assert.deepEqual(problems, []);
+  });
+
+  it('LearnedLab.shown(false) stops training and shown(true) resumes it (not a run the learner stopped); dispose() ends the worker and the window listeners', async () => {
+    await openPanel(page, context, env.url);
+    const lab = await page.evaluateHandle(async () => {
+      const { loadAttention } = await import(new URL('attention.js', location.href).href);
+      const { LearnedLab } = await import(new URL('labs/learned.js', location.href).href);
+      const made = new LearnedLab({ attn: await loadAttention() });
+      document.body.append(made.element);
+      await made.ready;
+      return made;
+    });
+    await page.waitForFunction((l) => l.training, lab);
+    const listeners = () => page.evaluate(() => window.wheelListeners.size);
+    const idle = await listeners();
+    const posted = () => page.evaluate(() => window.fakeWorkers.at(-1).posted.map((m) => m.type));
+    await page.evaluate((l) => l.element.querySelector('.train-start').click(), lab);
+    assert.equal(await listeners(), idle + 1, 'listening while a worker may send heads');
+    await page.evaluate((l) => l.shown(false), lab);
+    assert.deepEqual(await posted(), ['start', 'pause']);
+    await page.evaluate((l) => l.shown(false), lab);
+    await page.evaluate((l) => l.shown(true), lab);
+    assert.deepEqual(await posted(), ['start', 'pause', 'resume']);
+    assert.equal(await page.evaluate((l) => l.element.querySelector('.train-stop').hidden, lab), false);
+    // Stopped by the learner, then hidden and shown: it stays stopped.
+    await page.evaluate((l) => l.element.querySelector('.train-stop').click(), lab);
+    await page.evaluate((l) => { l.shown(false); l.shown(true); }, lab);
+    assert.deepEqual(await posted(), ['start', 'pause', 'resume', 'pause']);
+    await page.evaluate((l) => l.dispose(), lab);
+    assert.equal(await page.evaluate(() => window.fakeWorkers.at(-1).terminated), true);
+    assert.equal(await listeners(), idle, 'no listener left on the window');
+    assert.deepEqual(problems, []);
+  });
+});
+
+describe('issue 14: the training rate', () => {
+  const env = servedWeb();
+  let page, problems, context;
+  beforeEach(async () => {
+    ({ page, problems, context } = await openPage(env.browser));
+  });
+  afterEach(async () => {
+    await context.close();
+  });
+
+  it('the first rate after Resume counts the time spent training, not the time stopped', async () => {
+    await openPanel(page, context, env.url);
+    await training(page).getByRole('button', { name: 'Train in this browser' }).click();
+    const rate = async () => Number((await read(page, '.train-progress'))?.match(/(\d+) steps\/s/)?.[1] ?? NaN);
+    await page.waitForFunction(() => /step [1-9]\d{2}/.test(document.querySelector('attention-calc').shadowRoot.querySelector('.train-progress')?.textContent), null, { timeout: 60_000 });
+    const before = await rate();
+    await training(page).getByRole('button', { name: 'Stop' }).click();
+    await page.waitForTimeout(500); // a chunk under way ends
+    const held = await progressStep(page);
+    await page.waitForTimeout(3000);
+    await training(page).getByRole('button', { name: 'Resume' }).click();
+    await page.waitForFunction((h) => Number(document.querySelector('attention-calc').shadowRoot.querySelector('.train-progress').textContent.match(/step (\d+)/)[1]) > h, held, { timeout: 30_000 });
+    const after = await rate();
+    console.log(`steps/s before Stop ${before}, at the first point after Resume (3 s stopped) ${after}`);
+    assert.ok(after > before * 0.4, `${after} steps/s after Resume against ${before} before`);
+    assert.deepEqual(problems, []);
+  });
+});
