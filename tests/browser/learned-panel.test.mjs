@@ -143,18 +143,23 @@ describe('issue 14: look inside a trained model', () => {
 
     await type('a'.repeat(36));
     assert.equal(await lab().locator('.text-echo mark.too-long').count(), 4);
+    assert.deepEqual(await lab().locator('.text-echo mark.too-long .sr-only').allTextContents(), Array(4).fill(' (past the 32nd character)'));
     assert.match(await lab().locator('.cell-message').textContent(), /^It reads at most 32 characters\./);
 
     await type('');
     assert.match(await lab().locator('.cell-message').textContent(), /^The text is empty\./);
 
     await type('The Cat');
-    await lab().getByRole('button', { name: 'Make it lower case' }).click();
+    await lab().getByRole('button', { name: 'Make it lower case' }).focus();
+    await page.keyboard.press('Enter');
     assert.equal(await textBox().inputValue(), 'the cat');
+    assert.ok(await textBox().evaluate((e) => e.getRootNode().activeElement === e), 'the button hid itself: focus is on the text');
     assert.equal(await textBox().getAttribute('aria-invalid'), null);
     assert.equal(await shownText(), 'the cat');
     assert.ok(!(await lab().evaluate((e) => e.classList.contains('stale'))));
     assert.equal(await lab().locator('.cell-message').textContent(), '');
+    // Empty, the alert region stays in the accessibility tree (display: none would take it out).
+    assert.notEqual(await lab().locator('.cell-message').evaluate((e) => getComputedStyle(e).display), 'none');
     assert.deepEqual(problems, []);
   });
 
