@@ -27,6 +27,7 @@
 #include "kernels/peak.hpp"
 #include "kernels/simd.hpp"
 #include "limits.hpp"
+#include "mask.hpp"
 #include "multihead.hpp"
 #include "random.hpp"
 #include "scaling.hpp"
@@ -417,6 +418,18 @@ val check_score_shape(val args) {
   });
 }
 
+// The core's one message for a count over limits::kMaxExactCount (cost.hpp), for what attention.js
+// refuses before calling the core: "<what> is over 2^53 − 1 = …".
+std::string count_too_large(std::string what) { return attn::count_too_large(what); }
+
+// The MaskReason bit of each rule by its name ({ causal: 1, padding: 2, custom: 4 }), so
+// attention.js names the reasons in the core's hidden grids without a copy of the bits.
+val mask_reason_bits() {
+  val out = val::object();
+  for (const attn::MaskReasonName& reason : attn::kMaskReasonNames) out.set(reason.name, double(reason.bit));
+  return out;
+}
+
 // The core's documented limits, so attention.js checks its input against the same numbers
 // instead of repeating them.
 val limits() {
@@ -445,6 +458,7 @@ EMSCRIPTEN_BINDINGS(attention_calc) {
   emscripten::function("attention", &attention);
   emscripten::function("multiHead", &multi_head);
   emscripten::function("maskReasons", &mask_reasons);
+  emscripten::function("maskReasonBits", &mask_reason_bits);
   emscripten::function("parameterCount", &parameter_count);
   emscripten::function("cost", &cost);
   emscripten::function("convexHull", &convex_hull);
@@ -463,6 +477,7 @@ EMSCRIPTEN_BINDINGS(attention_calc) {
   emscripten::function("lanes", &lanes);
   emscripten::function("peakChains", &peak_chains);
   emscripten::function("limits", &limits);
+  emscripten::function("countTooLarge", &count_too_large);
   emscripten::function("checkShape", &check_shape);
   emscripten::function("checkScoreShape", &check_score_shape);
 }

@@ -23,6 +23,15 @@ enum MaskReason : std::uint8_t {
   kHiddenCustom = 4,
 };
 
+// Each rule's name with its bit, in bit order: the names a page gives the reasons (the binding
+// exports them, so no copy of the bits lives in JavaScript).
+struct MaskReasonName {
+  MaskReason bit;
+  const char* name;
+};
+inline constexpr MaskReasonName kMaskReasonNames[] = {
+    {kHiddenCausal, "causal"}, {kHiddenPadding, "padding"}, {kHiddenCustom, "custom"}};
+
 struct Mask {
   bool is_causal = false;                  // hide keys j > i (PyTorch's is_causal)
   std::vector<std::uint8_t> padded_keys;   // empty, or m flags: non-zero = key hidden from every query

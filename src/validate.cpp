@@ -21,6 +21,15 @@ std::string shape(std::uint64_t rows, std::uint64_t cols) {
 
 namespace {
 
+// The side of the largest square attention matrix, for the limit's message: kMaxScoreEntries is
+// checked here to be a square, so the message's n×n is the limit itself.
+constexpr std::size_t kMaxScoreSide = [] {
+  std::size_t side = 1;
+  while (side * side < limits::kMaxScoreEntries) ++side;
+  return side;
+}();
+static_assert(kMaxScoreSide * kMaxScoreSide == limits::kMaxScoreEntries, "kMaxScoreEntries must be a square");
+
 std::string position(std::size_t i, std::size_t j) {
   return "row " + std::to_string(i + 1) + " column " + std::to_string(j + 1);
 }
@@ -47,7 +56,7 @@ void validate_score_shape(std::uint64_t n, std::uint64_t m) {
   if (n > limits::kMaxRows || m > limits::kMaxRows || n * m > limits::kMaxScoreEntries) {
     throw Error("Q has " + std::to_string(n) + " rows and K has " + std::to_string(m) + ": the " + shape(n, m) +
                 " attention matrix is over the limit of " + std::to_string(limits::kMaxScoreEntries) +
-                " entries (2048×2048)");
+                " entries (" + shape(kMaxScoreSide, kMaxScoreSide) + ")");
   }
 }
 

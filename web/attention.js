@@ -131,6 +131,7 @@ class Attention {
   #core;
   #limits;           // the core's documented limits (limits())
   #sizes;            // those limits with the core's own checks of sizes (see sizeRules)
+  #hiddenBy;         // MaskReason bits → the names of the rules they stand for (see reasonNames)
   #outputShape = ''; // the sizes the core's attentionOutput buffers were last prepared for
   #outputAt = null;  // their heap addresses
   #variant;         // 'simd' or 'scalar'
@@ -145,6 +146,7 @@ class Attention {
     this.#base = base;
     this.#limits = Object.freeze({ ...core.limits() });
     this.#sizes = sizeRules(core, this.#limits);
+    this.#hiddenBy = reasonNames(core.maskReasonBits());
     /** Whether the SIMD build is running. */
     this.simd = simd;
     /** Instruction set the kernels were compiled for: "wasm" (SIMD) or "scalar". */
@@ -177,7 +179,7 @@ class Attention {
         ...mask, scaling, scale, maskAfterSoftmax,
       }),
     );
-    const result = attentionResult(raw, Q.rows, K.rows, V.cols);
+    const result = attentionResult(raw, Q.rows, K.rows, V.cols, this.#hiddenBy);
     result.checks = {
       rowSums: Array.from(raw.checks.rowSums),
       rowSumsToOne: Array.from(raw.checks.rowSumsToOne, Boolean),
@@ -215,7 +217,7 @@ class Attention {
       }),
     );
     const n = X.rows, d = X.cols, dk = d / h;
-    const perHead = raw.heads.map((head) => attentionResult(head, n, n, dk));
+    const perHead = raw.heads.map((head) => attentionResult(head, n, n, dk, this.#hiddenBy));
     return {
       q: toRows(raw.q, n, d),
       k: toRows(raw.k, n, d),
@@ -242,7 +244,7 @@ class Attention {
     argument('n', () => S.scores(n, m));
     const mask = argument('mask', () => toMask(o.mask, n, m, S));
     const raw = unwrap(this.#core.maskReasons({ n, m, ...mask }));
-    return toRows(raw.hidden, n, m).map((row) => row.map((bits) => HIDDEN_BY[bits]));
+    return toRows(raw.hidden, n, m).map((row) => row.map((bits) => this.#hiddenBy[bits]));
   }
 
   /**
@@ -295,7 +297,7 @@ class Attention {
    */
   parameterCount(options) {
     const o = optionsOf(options, 'parameterCount', '{ dModel }');
-    const dModel = argument('dModel', () => toCount(o.dModel, 'dModel'));
+    const dModel = argument('dModel', () => toCount(o.dModel, 'dModel', this.#sizes));
     const heads = argument('heads', () => toRange(withDefault(o.heads, 1), 'heads', 1, this.#limits.maxHeads));
     const bias = argument('bias', () => toBoolean(withDefault(o.bias, false), 'bias'));
     return unwrap(this.#core.parameterCount(dModel, heads, bias)).value;
@@ -309,9 +311,9 @@ class Attention {
    */
   cost(options) {
     const o = optionsOf(options, 'cost', '{ n, dModel }');
-    const n = argument('n', () => toCount(o.n, 'n'));
-    const m = argument('m', () => toCount(withDefault(o.m, n), 'm'));
-    const dModel = argument('dModel', () => toCount(o.dModel, 'dModel'));
+    const n = argument('n', () => toCount(o.n, 'n', this.#sizes));
+    const m = argument('m', () => toCount(withDefault(o.m, n), 'm', this.#sizes));
+    const dModel = argument('dModel', () => toCount(o.dModel, 'dModel', this.#sizes));
     const heads = argument('heads', () => toRange(withDefault(o.heads, 1), 'heads', 1, this.#limits.maxHeads));
     const { projectionFlops, scoreFlops, valueFlops, outputFlops, attentionBytes, crossoverN, dominant } = unwrap(
       this.#core.cost(n, m, dModel, heads),
@@ -332,7 +334,7 @@ class Attention {
     const L = this.#limits;
     const rows = argument('rows', () => toRange(o.rows, 'rows', 1, L.maxNormalSide));
     const cols = argument('cols', () => toRange(o.cols, 'cols', 1, L.maxNormalSide));
-    const seed = argument('seed', () => toSeed(withDefault(o.seed, 0)));
+    const seed = argument('seed', () => toSeed(withDefault(o.seed, 0), this.#sizes));
     const std = argument('std', () => toPositive(withDefault(o.std, 1), 'std'));
     const raw = unwrap(this.#core.normalMatrix({ rows, cols, seed, std }));
     return toRows(raw.data, rows, cols);
@@ -374,7 +376,7 @@ class Attention {
     const args = {
       dk: argument('dk', () => toRange(o.dk, 'dk', 1, L.maxScalingDk)),
       pairs: argument('pairs', () => toRange(withDefault(o.pairs, 10000), 'pairs', 1, L.maxScalingPairs)),
-      seed: argument('seed', () => toSeed(withDefault(o.seed, 0))),
+      seed: argument('seed', () => toSeed(withDefault(o.seed, 0), this.#sizes)),
       bins: argument('bins', () => toRange(withDefault(o.bins, 40), 'bins', 1, L.maxScalingBins)),
       row: argument('row', () => toRange(withDefault(o.row, 64), 'row', 2, L.maxScalingRow)),
     };
@@ -450,7 +452,7 @@ class Attention {
       n: argument('n', () => toRange(o.n, 'n', 1, L.maxTimingN)),
       d: argument('d', () => toRange(withDefault(o.d, 64), 'd', 1, L.maxCols)),
       repeats: argument('repeats', () => toRange(withDefault(o.repeats, 1), 'repeats', 1, L.maxTimingRepeats)),
-      seed: argument('seed', () => toSeed(withDefault(o.seed, 0))),
+      seed: argument('seed', () => toSeed(withDefault(o.seed, 0), this.#sizes)),
     }));
     return { seconds, attentionBytes, iterations };
   }
@@ -558,7 +560,7 @@ class Attention {
       }
     }
     const args = {
-      seed: argument('seed', () => toSeed(withDefault(o.seed, d.seed))),
+      seed: argument('seed', () => toSeed(withDefault(o.seed, d.seed), this.#sizes)),
       layers: argument('layers', () => toRange(withDefault(o.layers, d.layers), 'layers', 1, L.maxLayers)),
       heads: argument('heads', () => toRange(withDefault(o.heads, d.heads), 'heads', 1, L.maxHeads)),
       dModel: argument('dModel', () => toRange(withDefault(o.dModel, d.dModel), 'dModel', L.minDModel, L.maxDModel)),
@@ -684,7 +686,7 @@ function unwrap(raw) {
 }
 
 // The core's fields under the same names (bindings/embind.cpp), as JS arrays.
-function attentionResult(raw, n, m, dv) {
+function attentionResult(raw, n, m, dv, hiddenBy) {
   const reasons = toRows(raw.hidden, n, m); // MaskReason bits per cell (src/mask.hpp)
   return {
     scale: raw.scale,
@@ -697,15 +699,20 @@ function attentionResult(raw, n, m, dv) {
     weights: toRows(raw.weights, n, m),
     output: toRows(raw.output, n, dv),
     hidden: reasons.map((row) => row.map(Boolean)),
-    hiddenBy: reasons.map((row) => row.map((bits) => HIDDEN_BY[bits])),
+    hiddenBy: reasons.map((row) => row.map((bits) => hiddenBy[bits])),
     fullyMasked: Array.from(raw.fullyMasked, Boolean),
   };
 }
 
-// The rules of the core's MaskReason bits (src/mask.hpp: causal 1, padding 2, custom 4), and
-// for each of the 8 combinations one frozen list of their names, shared by every cell.
-const MASK_RULES = ['causal', 'padding', 'custom'];
-const HIDDEN_BY = Array.from({ length: 8 }, (_, bits) => Object.freeze(MASK_RULES.filter((_, b) => bits & (1 << b))));
+// The core's MaskReason bits by rule name ({ causal: 1, padding: 2, custom: 4 }, maskReasonBits())
+// → for each combination of bits one frozen list of the names they stand for, in bit order and
+// shared by every cell.
+function reasonNames(bits) {
+  const rules = Object.entries(bits).sort(([, a], [, b]) => a - b);
+  const all = rules.reduce((sum, [, bit]) => sum | bit, 0);
+  return Array.from({ length: all + 1 }, (_, cell) =>
+    Object.freeze(rules.filter(([, bit]) => cell & bit).map(([name]) => name)));
+}
 
 function toRows(flat, rows, cols) {
   const out = new Array(rows);
@@ -841,6 +848,10 @@ function sizeRules(core, limits) {
     scores(n, m) {
       if (n * m > limits.maxScoreEntries) verdict(core.checkScoreShape({ n, m }));
     },
+    // A whole number a double must hold exactly: refused, in the core's words, over limits.maxExactCount.
+    count(name, value) {
+      if (value > limits.maxExactCount) fail(core.countTooLarge(`${name} ${value}`));
+    },
   };
 }
 
@@ -920,16 +931,15 @@ function toRange(value, name, lo, hi) {
   return value;
 }
 
-// A whole number ≥ min that a double holds exactly, so the core gets exactly the number given.
-function toCount(value, name, min = 1) {
-  if (Number.isInteger(value) && value > Number.MAX_SAFE_INTEGER) {
-    fail(`${name} is ${value}, over 2^53 − 1 = ${Number.MAX_SAFE_INTEGER}: a JS number does not hold every whole number that large exactly`);
-  }
+// A whole number ≥ min that a double holds exactly (up to limits().maxExactCount), so the core
+// gets exactly the number given; one over it gets the core's message (sizeRules).
+function toCount(value, name, sizes, min = 1) {
+  if (Number.isInteger(value)) sizes.count(name, value);
   if (!Number.isSafeInteger(value) || value < min) fail(`${name} must be a whole number ≥ ${min} (got ${describe(value)})`);
   return value;
 }
 
-const toSeed = (value) => toCount(value, 'seed', 0);
+const toSeed = (value, sizes) => toCount(value, 'seed', sizes, 0);
 
 function toPositive(value, name) {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
@@ -974,8 +984,10 @@ const MASK_FORMS = "'none', 'causal', a boolean[][] grid or { causal?, keys?, hi
 // The mask → the core's union of three parts: { maskCausal, maskKeys (m flags or none),
 // maskHidden (n×m flags or none) }. Forms: 'none' | 'causal' | boolean[][] (the custom grid) |
 // { causal?: boolean, keys?: flags (one per key), hidden?: boolean[][] }, any parts together.
-// Flags may be true/false or 1/0, in arrays or typed arrays (a Uint8Array row, say). Only the
-// form is checked here; the rules (which cells each part hides, and why) are the core's.
+// Flags may be true/false or 1/0, in arrays or typed arrays (a Uint8Array row, say). Checked
+// here: the form, and each part's count of flags before its flags are read, so a list of 2^32
+// flags fails at once instead of being copied for the core to refuse. The rules (which cells
+// each part hides, and why) are the core's alone (src/mask.cpp).
 function toMask(mask, n, m, sizes) {
   const none = new Uint8Array(0);
   const union = (causal, keys = none, hidden = none) => ({ maskCausal: causal, maskKeys: keys, maskHidden: hidden });
@@ -996,7 +1008,7 @@ function toKeyFlags(keys, m) {
   if (keys === undefined) return new Uint8Array(0);
   const list = listOf(keys, 'mask.keys') ??
     fail(`mask.keys must be an array of true/false flags, one per key (got ${describe(keys)})`);
-  // The length first, so a huge list fails at once instead of being read.
+  // The count first (the core checks it too, after the copy): a huge list fails here unread.
   if (list.length !== m) {
     fail(`mask.keys has ${count(list.length, 'flag', 'flags')} but K has ${count(m, 'row', 'rows')}: key padding needs one flag per key`);
   }

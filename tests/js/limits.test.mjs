@@ -26,6 +26,23 @@ const jsName = (k) => k[1].toLowerCase() + k.slice(2);
 
 const header = headerLimits();
 
+// The arguments of the call whose "(" ends just before `start`, split at its top-level commas.
+function topLevelArguments(code, start) {
+  const args = [];
+  let depth = 0, from = start;
+  for (let i = start; i < code.length; i++) {
+    const c = code[i];
+    if ('([{'.includes(c)) depth++;
+    else if (')]}'.includes(c) && depth > 0) depth--;
+    else if ((c === ',' && depth === 0) || c === ')') {
+      args.push(code.slice(from, i).trim());
+      from = i + 1;
+      if (c === ')') return args;
+    }
+  }
+  return args;
+}
+
 describe('src/limits.hpp, the binding and attention.js agree', () => {
   let attn;
   before(async () => {
@@ -73,12 +90,39 @@ describe('src/limits.hpp, the binding and attention.js agree', () => {
   });
 
   it('attention.js holds no copy of a limit: no literal of one in its checks', () => {
-    const source = readFileSync(new URL('../../web/attention.js', import.meta.url), 'utf8');
-    // toRange(…, lo, hi) with a number literal as its upper bound: a limit copied into JS.
-    const copies = [...source.matchAll(/toRange\([^\n]*, \d+\)\)/g)].map((m) => m[0]);
-    assert.deepEqual(copies, []);
-    for (const value of [65536, 4096, 4194304, 1024, 100000, 2048]) {
-      assert.ok(!new RegExp(`\\b${value}\\b`).test(source.replace(/^\s*(\/\/|\*).*$/gm, '')), `${value} appears in attention.js's code`);
+    const code = readFileSync(new URL('../../web/attention.js', import.meta.url), 'utf8')
+      .replace(/^\s*(\/\/|\*).*$/gm, '') // comment lines
+      .replace(/\s\/\/.*$/gm, '') // comments after code
+      .replace(/(\d)_(?=\d)/g, '$1'); // 65_536 is 65536
+    // toRange(value, name, lo, hi) with a number literal as its upper bound, however its arguments
+    // are written: each call's arguments split at its own commas.
+    const calls = [...code.matchAll(/\btoRange\(/g)].map((m) => topLevelArguments(code, m.index + m[0].length));
+    assert.ok(calls.length >= 10, 'the calls were found');
+    assert.deepEqual(calls.filter((args) => /^[\d.e+]+$/.test(args[3] ?? '')), []);
+    // Every limit of the header, as a literal or as a power of two; values under 10 say too little.
+    const checked = Object.entries(header).filter(([, value]) => value >= 10n);
+    assert.ok(checked.length >= 15, 'the header was read');
+    for (const [name, value] of checked) {
+      const forms = [`\\b${value}\\b`];
+      for (const [n, minus] of [[value, ''], [value + 1n, '\\s*-\\s*1']]) {
+        const bits = n.toString(2).length - 1;
+        if (n === 1n << BigInt(bits)) forms.push(`\\b2\\s*\\*\\*\\s*${bits}\\b${minus}`, `\\b1\\s*<<\\s*${bits}\\b${minus}`);
+      }
+      for (const form of forms) assert.doesNotMatch(code, new RegExp(form), `${name} (${value}) appears in attention.js's code as /${form}/`);
     }
+    // JavaScript's own name for kMaxExactCount is a copy too.
+    assert.doesNotMatch(code, /MAX_SAFE_INTEGER/);
+  });
+
+  it('a count over maxExactCount is refused in the core\'s words, and the seed boxes stop at that limit', async () => {
+    const L = attn.limits();
+    const over = (what) => `${what} is over 2^53 − 1 = ${header.kMaxExactCount}, the largest whole number a double holds exactly; use smaller sizes`;
+    assert.throws(() => attn.cost({ n: L.maxExactCount + 3, dModel: 4 }), { message: over(`n ${L.maxExactCount + 3}`) });
+    assert.throws(() => attn.normalMatrix({ rows: 1, cols: 1, seed: 1e21 }), { message: over('seed 1e+21') });
+    assert.equal(attn.normalMatrix({ rows: 1, cols: 1, seed: L.maxExactCount }).length, 1);
+    // The core's message, word for word: the same words as its own refusal of a count too large.
+    assert.throws(() => attn.parameterCount({ dModel: 2 ** 26 }), { message: /^the parameter count .* is over 2\^53 − 1 = 9007199254740991, the largest whole number a double holds exactly; use smaller sizes$/ });
+    const { MAX_SEED } = await import('../../web/calc/seed-input.js');
+    assert.equal(BigInt(MAX_SEED), header.kMaxExactCount);
   });
 });

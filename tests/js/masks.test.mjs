@@ -2,6 +2,7 @@
 // the core's reason for each hidden cell (result.hiddenBy, attn.maskReasons), the pitfall scales
 // computed by the core, and hostile mask objects refused with Errors that name the argument.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { before, describe, it } from 'node:test';
 
 import { loadAttention } from '../../web/attention.js';
@@ -124,3 +125,24 @@ for (const build of BUILDS) {
     });
   });
 }
+
+describe('issue 15 #14: the reasons\' names and bits are the core\'s alone', () => {
+  it('hiddenBy names each MaskReason bit of src/mask.hpp, and attention.js keeps no copy of them', async () => {
+    const header = readFileSync(new URL('../../src/mask.hpp', import.meta.url), 'utf8');
+    const bits = Object.fromEntries([...header.matchAll(/\b(kHidden\w+) = (\d+),/g)].map(([, name, bit]) => [name, Number(bit)]));
+    const names = [...header.matchAll(/\{(kHidden\w+), "(\w+)"\}/g)].map(([, bit, name]) => [name, bits[bit]]);
+    assert.equal(names.length, 3, 'kMaskReasonNames was read');
+    const attn = await loadAttention({ simd: false });
+    // Cells hidden by two rules: both names, in bit order.
+    const grid = [[false, true, false], [false, false, false], [false, false, true]];
+    const r = attn.attention({ q: Q, k: K, v: V, mask: { causal: true, keys: [false, false, true], hidden: grid } });
+    const byBit = Object.fromEntries(names.map(([name, bit]) => [bit, name]));
+    assert.deepEqual(r.hiddenBy[0][1], [byBit[bits.kHiddenCausal], byBit[bits.kHiddenCustom]]);
+    assert.deepEqual(r.hiddenBy[2][2], [byBit[bits.kHiddenPadding], byBit[bits.kHiddenCustom]]);
+    assert.deepEqual(attn.maskReasons({ mask: 'causal', n: 2 })[0][1], [byBit[bits.kHiddenCausal]]);
+    // No list of the names (or their bits) in attention.js's code.
+    const code = readFileSync(new URL('../../web/attention.js', import.meta.url), 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '');
+    assert.doesNotMatch(code, new RegExp(names.map(([name]) => `['"]${name}['"]`).join('\\s*,\\s*')));
+    assert.doesNotMatch(code, /causal['"]?\s*:\s*1\b/);
+  });
+});

@@ -150,3 +150,18 @@ TEST_CASE("the pitfall scales come from the core: 1/d_k and 1, and the correct 1
   CHECK(std::string(attn::to_string(attn::Scaling::dk)) == "dk");
   CHECK(std::string(attn::to_string(attn::Scaling::none)) == "none");
 }
+
+TEST_CASE("each MaskReason bit has one name, in bit order, as the binding exports them") {
+  std::vector<std::string> names;
+  std::uint8_t all = 0;
+  std::uint8_t previous = 0;
+  for (const attn::MaskReasonName& reason : attn::kMaskReasonNames) {
+    CHECK(reason.bit > previous);
+    CHECK((reason.bit & (reason.bit - 1)) == 0);  // one bit each
+    previous = reason.bit;
+    all = std::uint8_t(all | reason.bit);
+    names.emplace_back(reason.name);
+  }
+  CHECK(names == std::vector<std::string>{"causal", "padding", "custom"});
+  CHECK(all == (attn::kHiddenCausal | attn::kHiddenPadding | attn::kHiddenCustom));
+}

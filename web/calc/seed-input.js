@@ -3,7 +3,11 @@
 // number (the box then shows it), so a seed box never reports an error.
 import { h } from './dom.js';
 
-/** The largest seed: every whole number up to it is exact in a JS number. */
+/**
+ * The largest seed: every whole number up to it is exact in a JS number. It is the core's
+ * limits().maxExactCount (src/limits.hpp), which this module cannot ask for (it runs before the
+ * core loads); tests/js/limits.test.mjs checks that the two are equal.
+ */
 export const MAX_SEED = Number.MAX_SAFE_INTEGER;
 
 /**
