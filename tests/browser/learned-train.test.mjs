@@ -344,6 +344,29 @@ describe('issue 14: the training panel against a stand-in worker', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('the comparison says what was measured, including when only the scaled model met the goals; d_k and the uniform guess come from the model trained', async () => {
+    await openPanel(page, context, env.url);
+    const compare = training(page).getByRole('button', { name: 'Compare: no √d_k scaling' });
+    // A configuration unlike the shipped one: 9 letters (10 classes with BOS), d_k = 48 / 2 = 24.
+    const config = { layers: 2, heads: 2, dModel: 48, context: 33, vocabulary: 'abcdefgh ', scale: 'sqrt', seed: 1, steps: 0 };
+    const goals = { previousToken: 0.9, induction: 0.9, firstToken: 0.5, ratio: 0.05 };
+    const finish = async (worker, sqrt, none) => {
+      await deliver(worker, { type: 'ready' });
+      for (const key of ['sqrt', 'none']) await deliver(worker, { type: 'check', key, step: 0, goals, met: false, config });
+      await deliver(worker, { type: 'done', key: 'sqrt', ...sqrt, goals });
+      await deliver(worker, { type: 'done', key: 'none', ...none, goals });
+    };
+    await compare.click();
+    await finish(0, { step: 2500, seconds: 40, met: true }, { step: 1750, seconds: 30, met: true });
+    assert.match(await read(page, '.train-compare-result'), /Here the unscaled model met them first\. At this size d_k = 24, so unscaled scores are only √24 ≈ 4\.9 times larger/);
+    assert.match(await read(page, '.train-chart-box'), /a uniform guess: ln 10 ≈ 2\.30/);
+    await training(page).getByRole('button', { name: 'Reset' }).click();
+    await compare.click();
+    await finish(1, { step: 2500, seconds: 40, met: true }, { step: 6000, seconds: 90, met: false });
+    assert.match(await read(page, '.train-compare-result'), /the model with no scaling did not meet them within 6000 steps.*Here only the scaled model met them within 6,000 steps: without the scale, training was too sluggish, as the lesson says\./);
+    assert.deepEqual(problems, []);
+  });
+
   it('LearnedLab.shown(false) stops training and shown(true) resumes it (not a run the learner stopped); dispose() ends the worker and the window listeners', async () => {
     await openPanel(page, context, env.url);
     const lab = await page.evaluateHandle(async () => {
