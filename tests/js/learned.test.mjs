@@ -171,3 +171,51 @@ it('issue 13: a missing or broken checkpoint rejects with a clear Error, and a l
   await assert.rejects(attn.learnedModel({ url: './attention.js' }), { message: /is not a usable checkpoint: the file is not a learned-heads checkpoint$/ });
   await assert.rejects(attn.learnedModel({ url: 42 }), { message: 'url must be a string or a URL (got 42)' });
 });
+
+// The in-browser trainer's worker (web/labs/learned-worker.js), run here with a stand-in for the
+// worker's global scope. Its trainers are wrapped: the scaled one jumps to the last step (so it
+// finishes at once), the unscaled one throws on its third step as a diverged run does.
+it('issue 14: the training worker frees a finished or failed model\'s trainer, and posts no runs of a failed model', async () => {
+  const { MAX_STEPS } = await import('../../tools/train-goals.mjs');
+  const posted = [];
+  const disposed = [];
+  globalThis.self = { postMessage: (message) => posted.push(message) };
+  const attn = await loadAttention();
+  const proto = Object.getPrototypeOf(attn);
+  const createTrainer = proto.createTrainer;
+  proto.createTrainer = function wrapped(options) {
+    const real = createTrainer.call(this, options);
+    let calls = 0;
+    return {
+      step(n) {
+        calls += 1;
+        if (options.scale === 'none' && calls === 3) throw new Error('the loss is not finite');
+        const r = real.step(n);
+        return options.scale === 'sqrt' && calls === 3 ? { ...r, step: MAX_STEPS } : r;
+      },
+      model: () => real.model(),
+      dispose() {
+        disposed.push(options.scale);
+        real.dispose();
+      },
+    };
+  };
+  try {
+    await import('../../web/labs/learned-worker.js');
+    const until = async (what) => {
+      for (let k = 0; k < 500 && !what(); k++) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.ok(what(), JSON.stringify(posted.map((m) => [m.type, m.key])));
+    };
+    self.onmessage({ data: { type: 'start', seed: 1, models: [{ key: 'sqrt', scale: 'sqrt' }, { key: 'none', scale: 'none' }], text: 'abc abc' } });
+    await until(() => posted.some((m) => m.type === 'done' && m.key === 'sqrt') && posted.some((m) => m.type === 'error' && m.key === 'none'));
+    assert.deepEqual(disposed.sort(), ['none', 'sqrt'], 'both trainers went back to the heap');
+    const before = posted.length;
+    self.onmessage({ data: { type: 'text', text: 'ab ab' } });
+    await until(() => posted.length > before);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(posted.slice(before).map((m) => [m.type, m.key]), [['run', 'sqrt']], 'the finished model shows new text; the failed one never again');
+  } finally {
+    proto.createTrainer = createTrainer;
+    delete globalThis.self;
+  }
+});
