@@ -104,7 +104,7 @@ import { checkReadonly, checkTheme, parseMode, parsePanels, parsePrecision, stat
 import { Calculator, PANELS } from './calc/calculator.js';
 import { h } from './calc/dom.js';
 import { quote } from './calc/parse.js';
-import { checkState, coreMask, coreScale, defaultState, emptyPractice, fromHash, toHash } from './calc/state.js';
+import { checkState, coreInputs, defaultState, emptyPractice, fromHash, toHash } from './calc/state.js';
 
 const MATRIX_ATTRIBUTES = ['q', 'k', 'v', 'mask', 'scale'];
 const VIEW_ATTRIBUTES = ['panels', 'readonly', 'precision', 'theme', 'mode'];
@@ -211,6 +211,7 @@ export class AttentionCalcElement extends HTMLElement {
   #resizeObserver = null;
   #size = null; // [width, height] last seen
   #internals = this.attachInternals?.() ?? null; // its states carry the page's theme
+  #labsDisposed = false; // the labs were disposed of when the element left the page
 
   linkTarget = asset('frame.html');
 
@@ -228,6 +229,10 @@ export class AttentionCalcElement extends HTMLElement {
   connectedCallback() {
     followPageTheme(this);
     this.#watchSize();
+    if (this.#labsDisposed) {
+      this.#labsDisposed = false;
+      this.#calc.restoreLabs();
+    }
     if (this.#started) return;
     if (!('IntersectionObserver' in window) || this.getAttribute('loading')?.trim().toLowerCase() === 'eager') {
       this.#start();
@@ -247,6 +252,13 @@ export class AttentionCalcElement extends HTMLElement {
     this.#resizeObserver = null;
     waiting.delete(this);
     unfollowPageTheme(this);
+    // A moved element is connected again in the same task and keeps its labs; one still out of
+    // the document after that has left it, and its labs' workers and listeners are let go.
+    setTimeout(() => {
+      if (this.isConnected || !this.#calc || this.#labsDisposed) return;
+      this.#labsDisposed = true;
+      this.#calc.disposeLabs();
+    });
   }
 
   attributeChangedCallback(name, oldValue, newValue) {
@@ -348,7 +360,7 @@ export class AttentionCalcElement extends HTMLElement {
       onChange: (state, result) => {
         this.#lastError = '';
         this.#emit('attention-change', {
-          inputs: { q: state.q, k: state.k, v: state.v, mask: coreMask(state), scale: coreScale(state) ?? null, maskAfterSoftmax: state.pitfall === 'mask-after-softmax' },
+          inputs: coreInputs(state),
           result,
         });
       },

@@ -130,6 +130,48 @@ describe('the <attention-calc> element', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('issue 15 #2: a lab hidden by `panels` is told so; one whose element leaves the page is disposed of, one moved is not', async () => {
+    await page.goto(await scratch('<div id="a"><attention-calc id="w" panels="weights cost"></attention-calc></div><div id="b"></div>'));
+    await ready();
+    // The cost lab has neither shown() nor dispose(): the test gives it both, to see the calls.
+    await page.evaluate(async () => {
+      const { CostLab } = await import(new URL('labs/cost.js', document.baseURI).href);
+      window.calls = [];
+      CostLab.prototype.shown = (visible) => window.calls.push(`shown ${visible}`);
+      CostLab.prototype.dispose = () => window.calls.push('dispose');
+    });
+    const w = widget('#w');
+    const tables = () => w.evaluate((e) => e.shadowRoot.querySelectorAll('.cost-table').length);
+    await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelector('.cost-table'));
+    const built = await tables(); // the lab's own tables
+    const calls = () => page.evaluate(() => window.calls.splice(0));
+    const settle = () => page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    await w.evaluate((e) => { e.panels = 'weights'; });
+    await settle();
+    assert.deepEqual(await calls(), ['shown false']);
+    await w.evaluate((e) => { e.panels = 'weights cost'; });
+    await settle();
+    assert.deepEqual(await calls(), ['shown true']);
+    await w.evaluate((e) => { e.panels = 'weights cost'; e.precision = 2; }); // no change of panels: no call
+    await settle();
+    assert.deepEqual(await calls(), []);
+    // Moved: disconnected and connected again in one task. Its lab keeps running.
+    await page.evaluate(() => document.querySelector('#b').append(document.querySelector('#w')));
+    await settle();
+    assert.deepEqual(await calls(), []);
+    assert.equal(await tables(), built);
+    // Removed for good: the lab is disposed of and its element goes.
+    await page.evaluate(() => { window.kept = document.querySelector('#w'); window.kept.remove(); });
+    await settle();
+    assert.deepEqual(await calls(), ['dispose']);
+    assert.equal(await page.evaluate(() => window.kept.shadowRoot.querySelectorAll('.cost-table').length), 0);
+    // Put back: the lab is built again.
+    await page.evaluate(() => document.querySelector('#a').append(window.kept));
+    await page.waitForFunction((n) => document.querySelector('#w').shadowRoot.querySelectorAll('.cost-table').length === n, built);
+    assert.equal(await w.locator('.cost-table').first().isVisible(), true);
+    assert.deepEqual(problems, []);
+  });
+
   it('fires attention-change with the inputs and the full result, and error with a message', async () => {
     await page.goto(await scratch('<div id="outer"><attention-calc id="w" mask="causal"></attention-calc></div>'));
     await ready();

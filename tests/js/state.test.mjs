@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 
-import { coreMask, coreScale, defaultState, fromHash, toHash } from '../../web/calc/state.js';
+import { coreInputs, coreMask, coreScale, defaultState, fromHash, toHash } from '../../web/calc/state.js';
 
 it('issue 15: the mask and the scale go to the core as the state has them, with no attention arithmetic', () => {
   const s = defaultState();
@@ -32,4 +32,23 @@ it('issue 15: practice links keep their names (your-scaled, your-masked) while t
   assert.match(again, /&your-scaled=0\.707,,;,,;,,&your-masked=0\.5,,;,,;,,&your-rowsum=2;;/);
   assert.match(again, /&revealed=scores,masked,rowSum$/);
   assert.match(fromHash('#q=1;2&k=1;2&v=1;2&practice=1&revealed=scaledBeforeMask').error, /revealed step “scaledBeforeMask” is not one of scores, scaled, masked, exp, rowSum, weights, output/);
+});
+
+it('issue 15 #13: coreInputs is the one way from a state to the core\'s inputs, the pitfalls included', () => {
+  const s = defaultState();
+  assert.deepEqual(coreInputs(s), { q: s.q, k: s.k, v: s.v, mask: 'none', scale: null, maskAfterSoftmax: false });
+  const wrong = { ...s, causal: true, pitfall: 'mask-after-softmax' };
+  assert.deepEqual(coreInputs(wrong), { q: s.q, k: s.k, v: s.v, mask: 'causal', scale: null, maskAfterSoftmax: true });
+  assert.equal(coreInputs({ ...s, pitfall: 'scale-dk' }).scale, 'dk');
+  assert.equal(coreInputs({ ...s, pitfall: 'custom-scale', scale: 0.3 }).scale, 0.3);
+  assert.equal(coreInputs({ ...s, pitfall: 'scale-dk' }).maskAfterSoftmax, false);
+});
+
+it('issue 15 #13: the calculator and the element take the core\'s inputs from coreInputs, not a copy of it', async () => {
+  const { readFile } = await import('node:fs/promises');
+  for (const file of ['calc/calculator.js', 'attention-calc.js']) {
+    const source = await readFile(new URL(`../../web/${file}`, import.meta.url), 'utf8');
+    assert.match(source, /coreInputs\(/, file);
+    assert.doesNotMatch(source, /maskAfterSoftmax:|=== 'mask-after-softmax'/, `${file} builds the core's inputs itself`);
+  }
 });

@@ -10,7 +10,7 @@ import { lastValidMessage } from './last-valid.js';
 import { MaskControls } from './masks.js';
 import { parseNumber } from './parse.js';
 import { MAX_SEED, seedInput } from './seed-input.js';
-import { answerShape, coreMask, coreScale, emptyPractice, MAX_DIM, MAX_TOKENS, PITFALLS, PRESETS, resize, sizes } from './state.js';
+import { answerShape, coreInputs, coreMask, emptyPractice, MAX_DIM, MAX_TOKENS, PITFALLS, PRESETS, resize, sizes } from './state.js';
 import { RESULT_STEPS, STEPS, StepsView } from './steps.js';
 import { tex } from './tex.js';
 
@@ -390,12 +390,7 @@ export class Calculator {
     const s = this.state;
     const { dv } = sizes(s);
     try {
-      const result = this.attn.attention({
-        q: s.q, k: s.k, v: s.v,
-        mask: coreMask(s),
-        scale: coreScale(s), // the pitfall modes pass a wrong scale on purpose
-        maskAfterSoftmax: s.pitfall === 'mask-after-softmax',
-      });
+      const result = this.attn.attention(coreInputs(s));
       let plotHull = result.checks.hull;
       if (dv !== 2) {
         const [ax, ay] = dv === 1 ? [0, null] : s.axes;
@@ -577,10 +572,35 @@ export class Calculator {
       }
       if (!this.labs.has(name)) continue;
       pending.push(this.labs.get(name).then((lab) => {
-        if (lab) lab.element.hidden = !this.options.panels.includes(name);
+        if (!lab) return;
+        const visible = this.options.panels.includes(name);
+        if (lab.element.hidden === !visible) return;
+        lab.element.hidden = !visible;
+        // A lab that works unseen (the learned heads' training) stops while hidden.
+        lab.shown?.(visible);
       }));
     }
     this.labsReady = Promise.all(pending);
+  }
+
+  /**
+   * Disposes of the labs (a lab's worker, its window listeners) and forgets them: for a widget
+   * that has left the page for good. restoreLabs() builds them again, should it come back.
+   */
+  disposeLabs() {
+    for (const ready of this.labs.values()) {
+      ready.then((lab) => {
+        if (!lab) return;
+        lab.dispose?.();
+        lab.element.remove();
+      });
+    }
+    this.labs.clear();
+  }
+
+  /** Builds the labs `panels` names again after disposeLabs(). */
+  restoreLabs() {
+    this.#showLabs();
   }
 
   // The hull plot's module, fetched the first time the plot panel shows, so an embed without it

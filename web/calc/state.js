@@ -116,6 +116,22 @@ export function coreMask(state) {
   };
 }
 
+/**
+ * The core's inputs for a state, as attn.attention() takes them: the one place that turns the
+ * mask, the pitfall and the scale into options, for the calculator and its attention-change event.
+ * scale is null for the correct 1/√d_k.
+ */
+export function coreInputs(state) {
+  return {
+    q: state.q,
+    k: state.k,
+    v: state.v,
+    mask: coreMask(state),
+    scale: coreScale(state) ?? null, // the pitfall modes pass a wrong scale on purpose
+    maskAfterSoftmax: state.pitfall === 'mask-after-softmax',
+  };
+}
+
 // --- the URL hash -------------------------------------------------------------------------
 // #q=1,1;0,1;-1,0&k=…&v=…&causal=1&pad=2&hide=1-3&pitfall=no-scale&preset=random&seed=7&axes=1,2
 // Readable, and short enough to share. Indices in it are 1-based, as on the page.
