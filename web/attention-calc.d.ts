@@ -26,7 +26,12 @@ export interface CalculatorState {
   practice: PracticeAttempt | null;
 }
 
-export type PracticeStep = 'scores' | 'scaled' | 'masked' | 'exp' | 'rowSum' | 'weights' | 'output';
+/**
+ * The steps by their result fields' names (attention.d.ts): 'scaledBeforeMask' is the scaled
+ * scores before the mask, 'scaled' the softmax's input with the mask applied. On screen and in
+ * a link's #hash these two are still the lesson's words "scaled" and "masked".
+ */
+export type PracticeStep = 'scores' | 'scaledBeforeMask' | 'scaled' | 'exp' | 'rowSum' | 'weights' | 'output';
 
 export interface PracticeAttempt {
   answers: Partial<Record<PracticeStep, (number | null)[][]>>;
@@ -37,7 +42,8 @@ export interface AttentionChangeDetail {
   /** The core's inputs for what is on screen, as attn.attention() takes them. */
   inputs: Required<Pick<AttentionOptions, 'q' | 'k' | 'v'>> & {
     mask: AttentionOptions['mask'];
-    scale: number | null;
+    /** null for correct attention (1/√d_k); a pitfall's scale: 'dk', 'none' or a number. */
+    scale: AttentionOptions['scale'] | null;
     maskAfterSoftmax: boolean;
   };
   result: SingleHeadResult;

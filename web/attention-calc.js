@@ -73,7 +73,9 @@
  *                            the calculator shows (also when a wrong input brings back the
  *                            last valid state):
  *                            detail = { inputs: { q, k, v, mask, scale, maskAfterSoftmax },
- *                            result } with the core's full result.
+ *                            result }: mask as attention() takes it ('none', 'causal' or
+ *                            { causal, keys, hidden }), scale null (1/√d_k), 'dk', 'none' or a
+ *                            number; result is the core's full result and nothing else.
  *   @event error             CustomEvent, bubbles and composed, when an attribute, a property
  *                            or the learner's input cannot be used, or the core cannot load:
  *                            detail = { message }. The last good result stays on screen.

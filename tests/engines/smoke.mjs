@@ -139,7 +139,7 @@ export function smokeSuite(engineKey) {
       assertShows(await page.matrix('Output', 3, 2), want.output, 'output after the drag');
     });
 
-    it('index.html renders every lab: multi-head, cost, scaling, construct', TEST, async () => {
+    it('index.html renders every lab: multi-head, cost, scaling, construct, learned heads', TEST, async () => {
       await page.open(url);
       const labs = await page.evaluate(async () => {
         const panels = [];
@@ -156,14 +156,21 @@ export function smokeSuite(engineKey) {
           scalingCharts: lab('The √d_k experiment').querySelectorAll('svg.chart').length,
           construct: lab('Construct a head').querySelector('.lab-verdict').textContent,
           constructMap: lab('Construct a head').querySelectorAll('.heatmap-box svg').length,
+          learnedMaps: await (async () => {
+            // The learned heads' module and checkpoint load after the panel is built.
+            const names = () => [...lab('Look inside a trained model').querySelectorAll('[aria-label^="Layer "]')].map((m) => m.getAttribute('aria-label'));
+            for (let t = 0; t < 200 && names().length < 4; t++) await new Promise((r) => setTimeout(r, 100));
+            return names();
+          })(),
         };
       });
-      assert.deepEqual(labs.panels, ['calculator', 'heads', 'cost', 'scaling', 'construct']);
+      assert.deepEqual(labs.panels, ['calculator', 'heads', 'cost', 'scaling', 'construct', 'learned']);
       assert.ok(labs.heads >= 1, `${labs.heads} head maps`);
       assert.equal(labs.scores, '1.61 GFLOP'); // 2n²d for n = 1024, d = 768
       assert.equal(labs.scalingCharts, 2); // the histograms on one shared axis, the softmax rows on one
       assert.match(labs.construct, /^\d+ of \d+ tokens/);
       assert.equal(labs.constructMap, 1);
+      assert.deepEqual(labs.learnedMaps, ['Layer 1 head 1', 'Layer 1 head 2', 'Layer 2 head 1', 'Layer 2 head 2']);
     });
 
     it('issue 17: the cost lab times each size over ≥ 20 ticks of this engine\'s clock, says how long a tick is, and fits a slope', TEST, async () => {
