@@ -370,6 +370,24 @@ describe('issue 14: the training panel against a stand-in worker', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('a learned panel hidden by `panels` stops training, and goes on when shown again', async () => {
+    await openPanel(page, context, env.url);
+    await training(page).getByRole('button', { name: 'Train in this browser' }).click();
+    const posted = () => page.evaluate(() => window.fakeWorkers[0].posted.map((m) => m.type));
+    const panels = (value) => page.evaluate(async (v) => {
+      const calc = document.querySelector('attention-calc');
+      calc.setAttribute('panels', v);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await calc.ready;
+    }, value);
+    await panels('inputs');
+    assert.deepEqual(await posted(), ['start', 'pause']);
+    await panels('learned');
+    assert.deepEqual(await posted(), ['start', 'pause', 'resume']);
+    assert.equal(await training(page).getByRole('button', { name: 'Stop' }).isVisible(), true);
+    assert.deepEqual(problems, []);
+  });
+
   it('LearnedLab.shown(false) stops training and shown(true) resumes it (not a run the learner stopped); dispose() ends the worker and the window listeners', async () => {
     await openPanel(page, context, env.url);
     const lab = await page.evaluateHandle(async () => {
