@@ -210,6 +210,27 @@ export function smokeSuite(engineKey) {
       assert.match(await page.evaluate(() => window.__engine.find('Cost').querySelector('.slope').textContent), /^\d\.\d\d$/);
     });
 
+    it('issue 14: "Train in this browser" trains in a module worker in this engine, and the panel shows the trained heads', { timeout: 150000 }, async () => {
+      await page.open(`${url}index.html#learned`);
+      const button = await page.waitFor(() => {
+        const calc = document.querySelector('attention-calc[panels="learned"]');
+        calc.scrollIntoView();
+        const train = [...window.__engine.find('Look inside a trained model').querySelectorAll('button')].find((b) => b.textContent === 'Train in this browser' && !b.hidden);
+        if (!train) return false;
+        train.scrollIntoView({ block: 'center' });
+        return window.__engine.centre(train);
+      }, { timeout: 30000, what: 'the training button' });
+      await engine.click(button);
+      // The worker posts the heads of the model in training every few hundred steps.
+      const source = await page.waitFor(() => {
+        const text = [...window.__engine.find('Look inside a trained model').querySelectorAll('*')].map((e) => e.textContent)
+          .find((t) => /^Heads of the model trained in this browser, seed \d+, step [1-9]\d*/.test(t));
+        return text ?? false;
+      }, { timeout: 120000, what: 'the first heads of the model training in the worker' });
+      assert.match(source, /trained in this browser, seed 1, step [1-9]/);
+      assert.equal(await page.evaluate(() => window.__engine.find('Look inside a trained model').querySelectorAll('[aria-label^="Layer "]').length), 4);
+    });
+
     it('the dist/ widget works in a course page served with the strict CSP header', TEST, async () => {
       const site = mkdtempSync(join(tmpdir(), 'course-site-'));
       const course = await (async () => {
