@@ -276,6 +276,7 @@ describe('issue 14: look inside a trained model', () => {
     const details = lab().locator('figure.learned-head[data-layer="2"][data-head="2"] details');
     await details.getByText('Layer 2 head 2: top weights of each token (text)').click();
     const rows = details.locator('tbody tr');
+    await rows.first().waitFor(); // the table is drawn when the details open (their toggle event)
     assert.equal(await rows.count(), run.tokens.length);
     const w = run.layers[1].heads[1].weights;
     const last = run.tokens.length - 1;
