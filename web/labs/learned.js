@@ -13,7 +13,7 @@ import { TokenStrip } from './learned-tokens.js';
 
 const PRESETS = {
   random: { label: 'A random string, repeated' },
-  lesson: { label: 'The lesson’s sentence', note: (most) => `The lesson’s sentence, “The cat sat on the mat because it was tired”, in lower case and cut at “because”: the model reads ${most} characters at most.` },
+  lesson: { label: 'The lesson’s sentence', note: (most) => `The lesson’s sentence, “The cat sat on the mat because it was tired”, in lower case and cut at “because”${most ? `: the model reads ${most} characters at most` : ''}.` },
   phrase: { label: 'A repeated phrase', text: REPEATED_PHRASE },
   own: { label: 'Your own text' },
 };
@@ -194,7 +194,7 @@ export class LearnedLab {
     for (const b of this.presetButtons) b.setAttribute('aria-pressed', String(b.dataset.preset === key));
     this.presetNote.textContent = key === 'random' ? `A string of distinct letters drawn with seed ${this.seed}, a space, and the string again. Press the button again for another.`
       : key === 'own' && !this.ownText ? `Type your own text in the field above: letters a to z and spaces${this.model ? `, up to ${this.#most()} characters` : ''}.`
-        : key === 'lesson' ? PRESETS.lesson.note(this.#most() ?? 'a few') : PRESETS[key]?.note ?? '';
+        : key === 'lesson' ? PRESETS.lesson.note(this.#most()) : PRESETS[key]?.note ?? '';
   }
 
   // A text the model can read replaces the shown one; any other is marked where it is typed,
