@@ -103,6 +103,24 @@ inline Batch in_register(Batch x) {
 #endif
 }
 
+// A register tile's accumulators over C (R rows of V vectors, stride ldc): C's values when the
+// product accumulates, else 0; and their store back to C.
+template <bool Accumulate, std::size_t R, std::size_t V, class Batch>
+inline void load_tile(Batch (&s)[R][V], const float* c, std::size_t ldc) {
+  for (std::size_t r = 0; r < R; ++r) {
+    for (std::size_t v = 0; v < V; ++v) {
+      s[r][v] = Accumulate ? Batch::load_unaligned(c + r * ldc + v * Batch::size) : Batch(0.0f);
+    }
+  }
+}
+
+template <std::size_t R, std::size_t V, class Batch>
+inline void store_tile(const Batch (&s)[R][V], float* c, std::size_t ldc) {
+  for (std::size_t r = 0; r < R; ++r) {
+    for (std::size_t v = 0; v < V; ++v) s[r][v].store_unaligned(c + r * ldc + v * Batch::size);
+  }
+}
+
 // C[0..R) × [0..V·L) (+)= A[0..R) × [0..k) · B[0..k) × [0..V·L): one register tile.
 template <std::size_t R, std::size_t V, bool Accumulate>
 inline void tile_ab(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
@@ -110,11 +128,7 @@ inline void tile_ab(const float* a, std::size_t lda, const float* b, std::size_t
   using batch = xsimd::batch<float>;
   constexpr std::size_t L = batch::size;
   batch s[R][V];
-  for (std::size_t r = 0; r < R; ++r) {
-    for (std::size_t v = 0; v < V; ++v) {
-      s[r][v] = Accumulate ? batch::load_unaligned(c + r * ldc + v * L) : batch(0.0f);
-    }
-  }
+  load_tile<Accumulate>(s, c, ldc);
   for (std::size_t t = 0; t < k; ++t) {
     const float* bt = b + t * ldb;
     batch bv[V];
@@ -124,9 +138,7 @@ inline void tile_ab(const float* a, std::size_t lda, const float* b, std::size_t
       for (std::size_t v = 0; v < V; ++v) s[r][v] = xsimd::fma(w, bv[v], s[r][v]);
     }
   }
-  for (std::size_t r = 0; r < R; ++r) {
-    for (std::size_t v = 0; v < V; ++v) s[r][v].store_unaligned(c + r * ldc + v * L);
-  }
+  store_tile(s, c, ldc);
 }
 
 // R rows of C, every column: full tiles, then one vector at a time, then scalar columns.
@@ -179,11 +191,7 @@ inline void tile_ab_fixed(const float* a, const float* b, std::size_t ldb, float
   using batch = xsimd::batch<float>;
   constexpr std::size_t L = batch::size;
   batch s[R][V];
-  for (std::size_t r = 0; r < R; ++r) {
-    for (std::size_t v = 0; v < V; ++v) {
-      s[r][v] = Accumulate ? batch::load_unaligned(c + r * ldc + v * L) : batch(0.0f);
-    }
-  }
+  load_tile<Accumulate>(s, c, ldc);
   const float* const a_end = a + k * StepStride;
   for (; a != a_end; a += StepStride, b += ldb) {
     batch bv[V];
@@ -193,9 +201,7 @@ inline void tile_ab_fixed(const float* a, const float* b, std::size_t ldb, float
       for (std::size_t v = 0; v < V; ++v) s[r][v] = xsimd::fma(w, bv[v], s[r][v]);
     }
   }
-  for (std::size_t r = 0; r < R; ++r) {
-    for (std::size_t v = 0; v < V; ++v) s[r][v].store_unaligned(c + r * ldc + v * L);
-  }
+  store_tile(s, c, ldc);
 }
 
 // R rows of C (A's rows at a + r·RowStride), every column: full tiles, one vector, then scalars.

@@ -220,6 +220,24 @@ describe('issue 14: train in this browser', () => {
     assert.deepEqual(out, []);
     assert.deepEqual(problems, []);
   });
+
+  it('the first rate after Resume counts the time spent training, not the time stopped', async () => {
+    await openPanel(page, context, env.url);
+    await training(page).getByRole('button', { name: 'Train in this browser' }).click();
+    const rate = async () => Number((await read(page, '.train-progress'))?.match(/(\d+) steps\/s/)?.[1] ?? NaN);
+    await page.waitForFunction(() => /step [1-9]\d{2}/.test(document.querySelector('attention-calc').shadowRoot.querySelector('.train-progress')?.textContent), null, { timeout: 60_000 });
+    const before = await rate();
+    await training(page).getByRole('button', { name: 'Stop' }).click();
+    await page.waitForTimeout(500); // a chunk under way ends
+    const held = await progressStep(page);
+    await page.waitForTimeout(3000);
+    await training(page).getByRole('button', { name: 'Resume' }).click();
+    await page.waitForFunction((h) => Number(document.querySelector('attention-calc').shadowRoot.querySelector('.train-progress').textContent.match(/step (\d+)/)[1]) > h, held, { timeout: 30_000 });
+    const after = await rate();
+    console.log(`steps/s before Stop ${before}, at the first point after Resume (3 s stopped) ${after}`);
+    assert.ok(after > before * 0.4, `${after} steps/s after Resume against ${before} before`);
+    assert.deepEqual(problems, []);
+  });
 });
 
 describe('issue 14: train in this browser from dist/, embedded alone', { skip: !existsSync(DIST) && 'dist/ is not built' }, () => {
@@ -421,31 +439,3 @@ describe('issue 14: the training panel against a stand-in worker', () => {
   });
 });
 
-describe('issue 14: the training rate', () => {
-  const env = servedWeb();
-  let page, problems, context;
-  beforeEach(async () => {
-    ({ page, problems, context } = await openPage(env.browser));
-  });
-  afterEach(async () => {
-    await context.close();
-  });
-
-  it('the first rate after Resume counts the time spent training, not the time stopped', async () => {
-    await openPanel(page, context, env.url);
-    await training(page).getByRole('button', { name: 'Train in this browser' }).click();
-    const rate = async () => Number((await read(page, '.train-progress'))?.match(/(\d+) steps\/s/)?.[1] ?? NaN);
-    await page.waitForFunction(() => /step [1-9]\d{2}/.test(document.querySelector('attention-calc').shadowRoot.querySelector('.train-progress')?.textContent), null, { timeout: 60_000 });
-    const before = await rate();
-    await training(page).getByRole('button', { name: 'Stop' }).click();
-    await page.waitForTimeout(500); // a chunk under way ends
-    const held = await progressStep(page);
-    await page.waitForTimeout(3000);
-    await training(page).getByRole('button', { name: 'Resume' }).click();
-    await page.waitForFunction((h) => Number(document.querySelector('attention-calc').shadowRoot.querySelector('.train-progress').textContent.match(/step (\d+)/)[1]) > h, held, { timeout: 30_000 });
-    const after = await rate();
-    console.log(`steps/s before Stop ${before}, at the first point after Resume (3 s stopped) ${after}`);
-    assert.ok(after > before * 0.4, `${after} steps/s after Resume against ${before} before`);
-    assert.deepEqual(problems, []);
-  });
-});

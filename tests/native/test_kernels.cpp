@@ -87,6 +87,19 @@ void check_product(Kernel kernel, Reference reference, std::size_t rows, std::si
   }
 }
 
+// C = A·B (A n×k, B k×p) by `kernel`, against the scalar reference, each entry within the
+// rounding bound of its dot product.
+template <class Kernel>
+void check_ab(const Padded& a, const Padded& b, std::size_t n, std::size_t k, std::size_t p, Kernel kernel) {
+  check_product(
+      kernel,
+      [&](float* c, std::size_t ldc) {
+        attn::reference::matmul_ab_ref(a.data, a.stride, b.data, b.stride, c, ldc, n, k, p);
+      },
+      n, p,
+      [&](std::size_t i, std::size_t j) { return dot_bound(a.data + i * a.stride, 1, b.data + j, b.stride, k); });
+}
+
 }  // namespace
 
 #if ATTN_SIMD
@@ -120,17 +133,9 @@ TEST_CASE("matmul_ab (AV and X·W) matches its scalar reference on every shape, 
       for (std::size_t p : kDepths) {
         CAPTURE(n); CAPTURE(k); CAPTURE(p);
         const Padded a(rng, n, k, 1), b(rng, k, p, 2);
-        check_product(
-            [&](float* c, std::size_t ldc) {
-              attn::kernels::matmul_ab(a.data, a.stride, b.data, b.stride, c, ldc, n, k, p);
-            },
-            [&](float* c, std::size_t ldc) {
-              attn::reference::matmul_ab_ref(a.data, a.stride, b.data, b.stride, c, ldc, n, k, p);
-            },
-            n, p,
-            [&](std::size_t i, std::size_t j) {
-              return dot_bound(a.data + i * a.stride, 1, b.data + j, b.stride, k);
-            });
+        check_ab(a, b, n, k, p, [&](float* c, std::size_t ldc) {
+          attn::kernels::matmul_ab(a.data, a.stride, b.data, b.stride, c, ldc, n, k, p);
+        });
       }
     }
   }
@@ -200,17 +205,9 @@ TEST_CASE("matmul_packed_ab (the streaming QKᵀ) matches the plain reference, w
         const Padded a(rng, n, k, 1), b(rng, k, p, 2);
         std::vector<float> packed(attn::kernels::packed_rows_size(n, k));
         attn::kernels::pack_rows(a.data, a.stride, n, k, packed.data());
-        check_product(
-            [&](float* c, std::size_t ldc) {
-              attn::kernels::matmul_packed_ab(packed.data(), b.data, b.stride, c, ldc, n, k, p);
-            },
-            [&](float* c, std::size_t ldc) {
-              attn::reference::matmul_ab_ref(a.data, a.stride, b.data, b.stride, c, ldc, n, k, p);
-            },
-            n, p,
-            [&](std::size_t i, std::size_t j) {
-              return dot_bound(a.data + i * a.stride, 1, b.data + j, b.stride, k);
-            });
+        check_ab(a, b, n, k, p, [&](float* c, std::size_t ldc) {
+          attn::kernels::matmul_packed_ab(packed.data(), b.data, b.stride, c, ldc, n, k, p);
+        });
       }
     }
   }

@@ -2,49 +2,18 @@
 // with the same xsimd code as the kernels, and the streaming attention path, dense and causal,
 // one thread, d = 64: the median of 7 rounds and their spread. Prints one JSON object.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string_view>
 #include <vector>
 
 #include "kernels/peak.hpp"
 #include "kernels/simd.hpp"
 #include "kernels/streaming_attention.hpp"
+#include "timing.hpp"
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-struct Timing {
-  double median_ms;
-  double fastest_ms;
-  double spread;  // (slowest − fastest) / median over the 7 rounds
-};
-
-// Milliseconds per call over 7 rounds of enough calls to last at least 50 ms.
-template <class F>
-Timing time_ms(F&& f) {
-  f();
-  std::size_t reps = 1;
-  for (;;) {
-    const auto t = Clock::now();
-    for (std::size_t r = 0; r < reps; ++r) f();
-    if (std::chrono::duration<double, std::milli>(Clock::now() - t).count() >= 50.0 || reps >= (1u << 16)) break;
-    reps *= 2;
-  }
-  std::vector<double> rounds;
-  for (int k = 0; k < 7; ++k) {
-    const auto t = Clock::now();
-    for (std::size_t r = 0; r < reps; ++r) f();
-    rounds.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count() / double(reps));
-  }
-  std::sort(rounds.begin(), rounds.end());
-  const double median = rounds[rounds.size() / 2];
-  return {median, rounds.front(), (rounds.back() - rounds.front()) / median};
-}
-
-}  // namespace
+using bench::Timing;
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string_view(argv[1]) == "--quick";
@@ -52,7 +21,7 @@ int main(int argc, char** argv) {
   const std::size_t iterations = 20'000'000;
   // A peak is the best the loop can do: its fastest round, so that a busy moment cannot make it
   // look low and a kernel look above it.
-  const double peak_ms = time_ms([&] { sink = sink + attn::kernels::peak_mul_add(iterations); }).fastest_ms;
+  const double peak_ms = bench::time_ms([&] { sink = sink + attn::kernels::peak_mul_add(iterations); }, 50.0).fastest_ms;
   const double peak = double(iterations * attn::kernels::kPeakChains * attn::kernels::kLanes * 2) / peak_ms / 1e6;
 
   std::printf("{\"arch\": \"%s\", \"lanes\": %zu, \"peak\": %.3f, \"rows\": [", attn::kernels::arch_name(),
@@ -67,7 +36,7 @@ int main(int argc, char** argv) {
     for (auto* x : {&q, &k, &v}) std::generate(x->begin(), x->end(), [&] { return uniform(rng); });
     attn::StreamingWorkspace ws;
     for (bool causal : {false, true}) {
-      const Timing t = time_ms([&] { attn::attention_output(q.data(), k.data(), v.data(), {n, n, d, d}, causal, out.data(), ws); });
+      const Timing t = bench::time_ms([&] { attn::attention_output(q.data(), k.data(), v.data(), {n, n, d, d}, causal, out.data(), ws); }, 50.0);
       std::printf("%s{\"n\": %zu, \"causal\": %s, \"ms\": %.6f, \"spread\": %.4f}", first ? "" : ", ", n,
                   causal ? "true" : "false", t.median_ms, t.spread);
       first = false;

@@ -7,7 +7,6 @@
 // (tools/bench/bench.cmake); tools/bench.mjs runs both. Prints one JSON object.
 //   attn_profile [n [d]]     n = 1024, d = 64 by default
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -20,39 +19,9 @@
 #include "kernels/simd.hpp"
 #include "kernels/streaming_attention.hpp"
 #include "kernels/transpose.hpp"
+#include "timing.hpp"
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-struct Timing {
-  double median_ms;
-  double spread;  // (slowest − fastest) / median over the rounds
-};
-
-// Median milliseconds per call over 7 rounds of enough calls to last 40 ms.
-template <class F>
-Timing time_ms(F&& f) {
-  f();
-  std::size_t reps = 1;
-  for (;;) {
-    const auto t = Clock::now();
-    for (std::size_t r = 0; r < reps; ++r) f();
-    if (std::chrono::duration<double, std::milli>(Clock::now() - t).count() >= 40.0 || reps >= (1u << 16)) break;
-    reps *= 2;
-  }
-  std::vector<double> rounds;
-  for (int k = 0; k < 7; ++k) {
-    const auto t = Clock::now();
-    for (std::size_t r = 0; r < reps; ++r) f();
-    rounds.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count() / double(reps));
-  }
-  std::sort(rounds.begin(), rounds.end());
-  const double median = rounds[rounds.size() / 2];
-  return {median, (rounds.back() - rounds.front()) / median};
-}
-
-}  // namespace
+using bench::Timing;
 
 int main(int argc, char** argv) {
   const std::size_t n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 1024;
@@ -84,13 +53,13 @@ int main(int argc, char** argv) {
       for (std::size_t j0 = 0; j0 < n; j0 += B) body(i0, std::min(R, n - i0), j0, std::min(B, n - j0));
     }
   };
-  const Timing qkt = time_ms([&] {
+  const Timing qkt = bench::time_ms([&] {
     each_tile([&](std::size_t i0, std::size_t rows, std::size_t j0, std::size_t keys) {
       if (j0 == 0) attn::kernels::pack_rows(q.data() + i0 * d, d, rows, d, queries.data());
       attn::kernels::matmul_packed_ab(queries.data(), keys_t.data() + (j0 / B) * d * B, B, scores.data(), B, rows, d, keys);
     });
     sink = sink + scores[0];
-  });
+  }, 40.0);
   // The softmax step on real scores (one tile's, kept): each tile starts from a copy of them,
   // whose cost is timed apart and taken off.
   const std::vector<float> tile(scores.begin(), scores.end());
@@ -106,19 +75,19 @@ int main(int argc, char** argv) {
     });
     sink = sink + weights[0] + row_sum[0];
   };
-  const Timing softmax_and_copy = time_ms([&] { softmax_pass(true); });
-  const Timing copy = time_ms([&] { softmax_pass(false); });
-  const Timing pv = time_ms([&] {
+  const Timing softmax_and_copy = bench::time_ms([&] { softmax_pass(true); }, 40.0);
+  const Timing copy = bench::time_ms([&] { softmax_pass(false); }, 40.0);
+  const Timing pv = bench::time_ms([&] {
     each_tile([&](std::size_t, std::size_t rows, std::size_t j0, std::size_t keys) {
       attn::kernels::matmul_fixed_stride_ab_add<attn::kBlockKeys>(weights.data(), v.data() + j0 * dv, dv, acc.data(), dv,
                                                                 rows, keys, dv);
     });
     sink = sink + acc[0];
-  });
+  }, 40.0);
   attn::StreamingWorkspace ws;
-  const Timing whole = time_ms([&] {
+  const Timing whole = bench::time_ms([&] {
     attn::attention_output(q.data(), k.data(), v.data(), {n, n, d, dv}, false, out.data(), ws);
-  });
+  }, 40.0);
 
   const double softmax_ms = std::max(0.0, softmax_and_copy.median_ms - copy.median_ms);
   const double parts = qkt.median_ms + softmax_ms + pv.median_ms;
