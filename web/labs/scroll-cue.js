@@ -56,7 +56,13 @@ export function scrollBox(content, { label, what }) {
     cue.textContent = right ? `scroll for ${outOfSight('right')} →` : `← scroll back for ${outOfSight('left')}`;
   };
   scroller.addEventListener('scroll', update, { passive: true });
-  const resized = new ResizeObserver(update);
+  // A size change is answered in the next frame, not inside the observer's callback: the cue's
+  // text can change the box's own size, which inside the callback is a ResizeObserver loop
+  // (WebKit reports it as an error on the page).
+  let pending = 0;
+  const resized = new ResizeObserver(() => {
+    if (!pending) pending = requestAnimationFrame(() => { pending = 0; update(); });
+  });
   resized.observe(scroller);
   resized.observe(content);
   return box;
