@@ -373,7 +373,15 @@ export class AttentionCalcElement extends HTMLElement {
     this.#status.remove();
     this.#root.append(this.#calc.element);
     for (const [message, options] of this.#problems.splice(0)) this.#report(message, options);
-    await this.#calc.settled; // the labs' and the plot's modules load on first use
+    if (this.isConnected) {
+      await this.#calc.settled; // the labs' and the plot's modules load on first use
+    } else {
+      // Taken off the page while the core loaded: disconnectedCallback found no calculator then,
+      // so the labs go now, before they are built (connectedCallback builds them if the element
+      // comes back). Their stylesheet cannot load outside the document, so ready does not wait.
+      this.#labsDisposed = true;
+      this.#calc.disposeLabs();
+    }
     this.#resolveReady();
   }
 

@@ -172,6 +172,36 @@ describe('the <attention-calc> element', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('an element taken off the page while the core loads resolves ready, builds no lab until put back, then builds each once', { timeout: 30000 }, async () => {
+    await page.goto(await scratch('<div id="a"></div>'));
+    await page.evaluate(async () => {
+      await customElements.whenDefined('attention-calc');
+      // The cost lab has no dispose(): the test gives it one, to see a lab built and let go.
+      const { CostLab } = await import(new URL('labs/cost.js', document.baseURI).href);
+      window.calls = [];
+      CostLab.prototype.dispose = () => window.calls.push('dispose');
+      const w = document.createElement('attention-calc');
+      w.id = 'w';
+      w.setAttribute('panels', 'weights cost');
+      w.setAttribute('loading', 'eager');
+      document.querySelector('#a').append(w); // starts loading the core
+      w.remove(); // and leaves before it has loaded
+      window.kept = w;
+      await w.ready;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    });
+    const labs = () => page.evaluate(() => window.kept.shadowRoot.querySelectorAll('.cost-lab').length);
+    assert.equal(await labs(), 0);
+    await page.evaluate(() => document.querySelector('#a').append(window.kept));
+    await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelectorAll('.cost-table').length > 0);
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+    assert.equal(await labs(), 1);
+    // The lab that was loading when the element left was never built, so never disposed of.
+    assert.deepEqual(await page.evaluate(() => window.calls), []);
+    assert.equal(await widget('#w').locator('.cost-lab').isVisible(), true);
+    assert.deepEqual(problems, []);
+  });
+
   it('fires attention-change with the inputs and the full result, and error with a message', async () => {
     await page.goto(await scratch('<div id="outer"><attention-calc id="w" mask="causal"></attention-calc></div>'));
     await ready();

@@ -39,6 +39,8 @@ export const LABS = {
 const nextSeed = (seed) => ((seed ?? 0) + 1) % (MAX_SEED + 1);
 
 export class Calculator {
+  #labGeneration = 0; // disposeLabs() counts up, so a lab still loading from before is never built
+
   /**
    * @param {object} o
    * @param {import('../attention.js').Attention} o.attn   the loaded core
@@ -561,7 +563,14 @@ export class Calculator {
         // A placeholder keeps the labs in PANELS order whichever module arrives first.
         const slot = h('div', { class: 'lab-slot' });
         this.element.append(slot);
+        const generation = this.#labGeneration;
         this.labs.set(name, Promise.all([load(), this.#labStyles()]).then(([Lab]) => {
+          // Disposed of before its module and styles arrived (the element left the page while
+          // loading): never built.
+          if (generation !== this.#labGeneration) {
+            slot.remove();
+            return null;
+          }
           const lab = new Lab({ attn: this.attn, onError: (message) => this.onError(message) });
           slot.replaceWith(lab.element);
           return lab;
@@ -588,6 +597,7 @@ export class Calculator {
    * that has left the page for good. restoreLabs() builds them again, should it come back.
    */
   disposeLabs() {
+    this.#labGeneration++;
     for (const ready of this.labs.values()) {
       ready.then((lab) => {
         if (!lab) return;
