@@ -57,7 +57,7 @@ export interface AttentionCalcEventMap extends Omit<HTMLElementEventMap, 'error'
 }
 
 export declare class AttentionCalcElement extends HTMLElement {
-  /** Resolves once the core is loaded and the first result shown, with the panels' modules (for an element taken off the page while loading: once the core is loaded). */
+  /** Resolves once the core is loaded and the first result shown, with the panels' modules (for an element taken off the page before they have loaded: once the core is loaded). */
   readonly ready: Promise<void>;
   /** The core's result on screen (the last valid one while the input has a problem), or null. */
   readonly result: SingleHeadResult | null;

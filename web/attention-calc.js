@@ -214,6 +214,7 @@ export class AttentionCalcElement extends HTMLElement {
   #size = null; // [width, height] last seen
   #internals = this.attachInternals?.() ?? null; // its states carry the page's theme
   #labsDisposed = false; // the labs were disposed of when the element left the page
+  #leftPage = null; // resolves the wait for the labs when the element leaves the page first
 
   linkTarget = asset('frame.html');
 
@@ -260,6 +261,7 @@ export class AttentionCalcElement extends HTMLElement {
       if (this.isConnected || !this.#calc || this.#labsDisposed) return;
       this.#labsDisposed = true;
       this.#calc.disposeLabs();
+      this.#leftPage?.();
     });
   }
 
@@ -374,11 +376,14 @@ export class AttentionCalcElement extends HTMLElement {
     this.#root.append(this.#calc.element);
     for (const [message, options] of this.#problems.splice(0)) this.#report(message, options);
     if (this.isConnected) {
-      await this.#calc.settled; // the labs' and the plot's modules load on first use
+      // The labs' and the plot's modules load on first use. The labs' stylesheet cannot load
+      // outside the document: should the element leave first, ready stops waiting for them.
+      await Promise.race([this.#calc.settled, new Promise((resolve) => { this.#leftPage = resolve; })]);
+      this.#leftPage = null;
     } else {
       // Taken off the page while the core loaded: disconnectedCallback found no calculator then,
       // so the labs go now, before they are built (connectedCallback builds them if the element
-      // comes back). Their stylesheet cannot load outside the document, so ready does not wait.
+      // comes back).
       this.#labsDisposed = true;
       this.#calc.disposeLabs();
     }

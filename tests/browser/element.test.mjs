@@ -191,7 +191,6 @@ describe('the <attention-calc> element', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     });
     const labs = () => page.evaluate(() => window.kept.shadowRoot.querySelectorAll('.cost-lab').length);
-    assert.equal(await labs(), 0);
     await page.evaluate(() => document.querySelector('#a').append(window.kept));
     await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelectorAll('.cost-table').length > 0);
     await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
@@ -199,6 +198,34 @@ describe('the <attention-calc> element', () => {
     // The lab that was loading when the element left was never built, so never disposed of.
     assert.deepEqual(await page.evaluate(() => window.calls), []);
     assert.equal(await widget('#w').locator('.cost-lab').isVisible(), true);
+    assert.deepEqual(problems, []);
+  });
+
+  it('an element taken off the page after its core loaded, while its labs load, resolves ready and builds them once when put back', { timeout: 30000 }, async () => {
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    await context.route('**/labs/labs.css', async (route) => {
+      await held; // the labs wait for their stylesheet
+      await route.continue();
+    });
+    await page.goto(await scratch('<div id="a"><attention-calc id="w" panels="weights cost" loading="eager"></attention-calc></div>'));
+    await page.waitForFunction(() => document.querySelector('#w')?.shadowRoot.querySelector('.calc .lab-slot'));
+    const outcome = await page.evaluate(async () => {
+      await customElements.whenDefined('attention-calc');
+      const { CostLab } = await import(new URL('labs/cost.js', document.baseURI).href);
+      window.calls = [];
+      CostLab.prototype.dispose = () => window.calls.push('dispose');
+      window.kept = document.querySelector('#w');
+      window.kept.remove();
+      return Promise.race([window.kept.ready.then(() => 'ready'), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 5000))]);
+    });
+    assert.equal(outcome, 'ready');
+    release();
+    await page.evaluate(() => document.querySelector('#a').append(window.kept));
+    await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelectorAll('.cost-table').length > 0);
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+    assert.equal(await page.evaluate(() => window.kept.shadowRoot.querySelectorAll('.cost-lab').length), 1);
+    assert.deepEqual(await page.evaluate(() => window.calls), []);
     assert.deepEqual(problems, []);
   });
 

@@ -575,6 +575,10 @@ export class Calculator {
           slot.replaceWith(lab.element);
           return lab;
         }, (error) => {
+          if (generation !== this.#labGeneration) {
+            slot.remove();
+            return null;
+          }
           slot.replaceWith(h('p', { class: 'calc-status error', role: 'alert', text: `The ${name} panel could not load: ${error.message}` }));
           return null;
         }));
