@@ -99,9 +99,11 @@ async function timeTakingTurns(fns, rounds) {
   }
   const times = fns.map(() => []);
   for (let k = 0; k < rounds; k++) {
-    for (const [f, fn] of fns.entries()) {
+    // Each round starts with the next function, so no side always runs first.
+    for (let i = 0; i < fns.length; i++) {
+      const f = (k + i) % fns.length;
       const t = performance.now();
-      for (let i = 0; i < reps[f]; i++) await fn();
+      for (let r = 0; r < reps[f]; r++) await fns[f]();
       times[f].push((performance.now() - t) / reps[f]);
     }
   }
@@ -259,6 +261,7 @@ async function main() {
       oursRow.turns = {
         against: ortRow.name,
         rounds: PAIRED_ROUNDS,
+        roundsMs: { ours, theirs, peakLoop: peakRounds },
         oursMs: summary(ours),
         theirMs: summary(theirs),
         peakGflops: summary(peakRounds.map(peakOf)),
@@ -414,6 +417,8 @@ function report(result) {
   const processor = machine.processor ?? { vendor: 'unknown', model: machine.cpu, cores: machine.cores, simd: [] };
   const at = (n, name) => rows.find((r) => r.n === n && r.name === name && !r.failed);
   const pct = (x) => `${x.toFixed(0)} %`;
+  // A goal's figure to the precision its mark is decided at, so 79.6 % does not read 80 %.
+  const goalPct = (x) => `${x.toFixed(1)} %`;
   const times = (x) => `${x.toFixed(2)}×`;
   const mark = (ok) => (ok ? 'met' : '**not met**');
 
@@ -433,8 +438,8 @@ function report(result) {
       goals.push(`| n = ${n}: dense vs ${ort.name} | ≥ 1.25× | ${times(ratio)} (${dense.ms.toFixed(3)} ms vs ${ort.ms.toFixed(3)} ms) | ${mark(ratio >= 1.25)} |`);
     }
     if (n >= 1024) {
-      if (turns) goals.push(`| n = ${n}: dense, % of the f32x4 peak timed in turns with it | ≥ 80 % | ${pct(turns.peakPercent.median)} (rounds ${range(turns.peakPercent, pct)}) | ${mark(turns.peakPercent.median >= 80)} |`);
-      goals.push(`| n = ${n}: dense, % of the run's fastest peak round | ≥ 80 % | ${pct(dense.peakPercent)} | ${mark(dense.peakPercent >= 80)} |`);
+      if (turns) goals.push(`| n = ${n}: dense, % of the f32x4 peak timed in turns with it | ≥ 80 % | ${goalPct(turns.peakPercent.median)} (rounds ${range(turns.peakPercent, pct)}) | ${mark(turns.peakPercent.median >= 80)} |`);
+      goals.push(`| n = ${n}: dense, % of the run's fastest peak round | ≥ 80 % | ${goalPct(dense.peakPercent)} | ${mark(dense.peakPercent >= 80)} |`);
     }
     if (dense.repeatChange !== undefined) {
       goals.push(`| n = ${n}: dense median, timed twice in this run | within 10 % | ${dense.repeatChange >= 0 ? '+' : ''}${pct(100 * dense.repeatChange)} | ${mark(Math.abs(dense.repeatChange) <= 0.1)} |`);
@@ -446,8 +451,11 @@ function report(result) {
       goals.push(`| n = ${n}: dense median against the last run on this processor | within 10 % | ${dense.vsLastRun >= 0 ? '+' : ''}${pct(100 * dense.vsLastRun)} | ${mark(Math.abs(dense.vsLastRun) <= 0.1)} |`);
     }
   }
-  const over = rows.filter((r) => !r.failed && r.peakPercent > 100);
-  goals.push(`| every row at or below 100 % of the peak | ≤ 100 % | ${over.length ? over.map((r) => `${r.name} at ${r.n}: ${pct(r.peakPercent)}`).join('; ') : `highest ${pct(Math.max(...rows.filter((r) => !r.failed).map((r) => r.peakPercent)))}`} | ${mark(over.length === 0)} |`);
+  // Every figure rated against a peak: each row, and each round taken in turns.
+  const rated = rows.filter((r) => !r.failed).flatMap((r) => [[`${r.name} at ${r.n}`, r.peakPercent],
+    ...(r.turns ? [[`${r.name} at ${r.n}, a round in turns`, r.turns.peakPercent.high]] : [])]);
+  const over = rated.filter(([, percent]) => percent > 100);
+  goals.push(`| every row and round at or below 100 % of the peak | ≤ 100 % | ${over.length ? over.map(([what, percent]) => `${what}: ${goalPct(percent)}`).join('; ') : `highest ${goalPct(Math.max(...rated.map(([, percent]) => percent)))}`} | ${mark(over.length === 0)} |`);
   const n1024 = (name) => at(1024, name);
   if (n1024(OURS_DENSE)) {
     const causal = n1024('attention-calc, wasm SIMD, causal'), ortC = n1024('onnxruntime-web, Attention op, causal');
@@ -456,7 +464,12 @@ function report(result) {
     if (naive) goals.push(`| n = 1024: dense vs the teaching-style JS loop | ≥ 30× | ${(naive.ms / n1024(OURS_DENSE).ms).toFixed(1)}× | ${mark(naive.ms / n1024(OURS_DENSE).ms >= 30)} |`);
   }
   const small = at(64, OURS_DENSE), smallOrt = at(64, 'onnxruntime-web, Attention op');
-  if (small && smallOrt) goals.push(`| n = 64 per call vs onnxruntime-web | ≥ 1.5× | ${times(smallOrt.ms / small.ms)} (${(small.ms * 1000).toFixed(0)} µs vs ${(smallOrt.ms * 1000).toFixed(0)} µs) | ${mark(smallOrt.ms / small.ms >= 1.5)} |`);
+  if (small?.turns) {
+    const t = small.turns;
+    goals.push(`| n = 64 per call vs ${t.against}, rounds in turns | ≥ 1.5× | ${times(t.ratio.median)} (rounds ${times(t.ratio.low)} to ${times(t.ratio.high)}; ${(t.oursMs.median * 1000).toFixed(0)} µs vs ${(t.theirMs.median * 1000).toFixed(0)} µs) | ${mark(t.ratio.median >= 1.5)} |`);
+  } else if (small && smallOrt) {
+    goals.push(`| n = 64 per call vs onnxruntime-web | ≥ 1.5× | ${times(smallOrt.ms / small.ms)} (${(small.ms * 1000).toFixed(0)} µs vs ${(smallOrt.ms * 1000).toFixed(0)} µs) | ${mark(smallOrt.ms / small.ms >= 1.5)} |`);
+  }
 
   const profileSection = (() => {
     const lines = [];
@@ -517,7 +530,7 @@ column. Every output was checked against a float64 reference (sampled rows, |err
 
 Processor: **${processor.model}** (${processor.vendor}), ${processor.cores} cores; SIMD flags: ${processor.simd.join(' ') || 'none reported'}.
 Run ${result.when ?? ''}${result.quick ? ' (--quick)' : ''}. ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}.
-Measured f32x4 mul+add peak in V8 (same run, the fastest round of the peak loop before, between and after the kernels): **${peak.toFixed(1)} GFLOP/s**${result.peakSpread === undefined ? '' : ` (spread ${pct(100 * result.peakSpread)})`}.
+Measured f32x4 mul+add peak in V8 (same run, the fastest round of the peak loop before${rows.some((r) => r.turns) ? ', between' : ''} and after the kernels): **${peak.toFixed(1)} GFLOP/s**${result.peakSpread === undefined ? '' : ` (spread ${pct(100 * result.peakSpread)})`}.
 ${hostSection(rows)}
 
 ## Goals (issue #16)
@@ -560,10 +573,12 @@ function hostSection(rows) {
   if (!turns.length) return '';
   const low = Math.min(...turns.map((t) => t.peakGflops.low)), high = Math.max(...turns.map((t) => t.peakGflops.high));
   return `
-The goals' ratios and percentages come from rounds taken in turns: for each n, ${turns[0].rounds} rounds of this
-project's dense call, then onnxruntime-web, then the peak loop, one after another, so that both
-sides of every comparison see the same moment of the host; each goal is the median of the
-per-round figures, with the lowest and highest round. This host moved on its own during the run:
+The goals' ratios against onnxruntime-web and their percentages of the peak come from rounds
+taken in turns: for each n, ${turns[0].rounds} rounds each of this project's dense call, onnxruntime-web and the
+peak loop, one after another (each round starting with the next of the three), so that both sides
+of every comparison see the same moment of the host; each such goal is the median of the
+per-round figures, with the lowest and highest round. The other goals and the table below are
+timed one implementation after another. This host moved on its own during the run:
 the peak loop, which touches no memory, ran between ${low.toFixed(1)} and ${high.toFixed(1)} GFLOP/s in those rounds.`;
 }
 
