@@ -37,17 +37,22 @@ const OURS_DENSE = 'attention-calc, wasm SIMD, dense';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-// Milliseconds per call over ROUNDS rounds, each long enough to time reliably: the median, and
-// the spread (slowest − fastest round) / median.
-async function time(fn) {
+// How many calls make a round long enough to time reliably (MIN_ROUND_MS).
+async function callsPerRound(fn) {
   await fn();
   let reps = 1;
   for (;;) {
     const t = performance.now();
     for (let r = 0; r < reps; r++) await fn();
-    if (performance.now() - t >= MIN_ROUND_MS || reps >= 1 << 16) break;
+    if (performance.now() - t >= MIN_ROUND_MS || reps >= 1 << 16) return reps;
     reps *= 2;
   }
+}
+
+// Milliseconds per call over ROUNDS rounds: the median, and the spread (slowest − fastest
+// round) / median.
+async function time(fn) {
+  const reps = await callsPerRound(fn);
   const rounds = [];
   for (let k = 0; k < ROUNDS; k++) {
     const t = performance.now();
@@ -86,17 +91,7 @@ async function settle(fn) {
 // Returns, per function, the milliseconds per call of each round.
 async function timeTakingTurns(fns, rounds) {
   const reps = [];
-  for (const fn of fns) {
-    await fn();
-    let r = 1;
-    for (;;) {
-      const t = performance.now();
-      for (let i = 0; i < r; i++) await fn();
-      if (performance.now() - t >= MIN_ROUND_MS || r >= 1 << 16) break;
-      r *= 2;
-    }
-    reps.push(r);
-  }
+  for (const fn of fns) reps.push(await callsPerRound(fn));
   const times = fns.map(() => []);
   for (let k = 0; k < rounds; k++) {
     // Each round starts with the next function, so no side always runs first.
