@@ -150,8 +150,9 @@ async function main() {
   const scalar = await loadAttention({ simd: false });
 
   // Peak: the same mul+add micro-kernel, timed here.
-  // A peak is the best the loop can do: its fastest round, measured before the kernels and again
-  // after them, so that a busy moment cannot make the peak look low and a kernel look above it.
+  // A peak is the best the loop can do: its fastest round, measured before the kernels, in the
+  // rounds taken in turns and after them, so that a busy moment cannot make the peak look low
+  // and a kernel look above it.
   const peakIters = 2e7;
   const peakFlops = simd.peakMulAdd(1) * peakIters;
   const measurePeak = async () => {
