@@ -57,35 +57,21 @@ const noNodeBuiltins = {
 
 rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
+// What every bundle here is built with: minified ES modules, no Node built-ins.
+const BUNDLE = { bundle: true, format: 'esm', target: 'es2022', minify: true, legalComments: 'none', plugins: [noNodeBuiltins], logLevel: 'warning' };
 const { metafile } = await build({
+  ...BUNDLE,
   entryPoints: ENTRIES.map((e) => join(WEB, e)),
   outdir: DIST,
-  bundle: true,
   splitting: true,
-  format: 'esm',
-  target: 'es2022',
-  minify: true,
-  legalComments: 'none',
   chunkNames: '[name]-[hash]', // at the top level, beside the entries: import.meta.url stays valid
-  plugins: [noNodeBuiltins],
   metafile: true, // which chunks each entry and lazy chunk imports: the learned panel's sizes below
-  logLevel: 'warning',
 });
 // The training worker, bundled alone: as an entry of the build above it would share attention.js
 // with the element, which would then come as a chunk of its own, costing every embed 1.2 KB gzip
 // (measured, panels="weights"); alone it carries its own copy, fetched only when training starts.
 // It is given the wasm folder's URL by the page, so its own import.meta.url does not matter.
-await build({
-  entryPoints: [join(WEB, WORKER)],
-  outfile: join(DIST, WORKER),
-  bundle: true,
-  format: 'esm',
-  target: 'es2022',
-  minify: true,
-  legalComments: 'none',
-  plugins: [noNodeBuiltins],
-  logLevel: 'warning',
-});
+await build({ ...BUNDLE, entryPoints: [join(WEB, WORKER)], outfile: join(DIST, WORKER) });
 // Copies, never links: dist/ files are rewritten below and must not write through to web/.
 for (const path of COPIED) cpSync(join(WEB, path), join(DIST, path), { recursive: true, dereference: true });
 // Emscripten's JS glue comes out readable, the stylesheet commented: minified, each is a quarter

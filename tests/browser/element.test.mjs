@@ -172,6 +172,16 @@ describe('the <attention-calc> element', () => {
     assert.deepEqual(problems, []);
   });
 
+  // Puts the element taken off the page (window.kept) back into #a: its cost lab is built once,
+  // and the one that was loading when the element left was never built, so never disposed of.
+  const putBackBuildsLabOnce = async () => {
+    await page.evaluate(() => document.querySelector('#a').append(window.kept));
+    await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelectorAll('.cost-table').length > 0);
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+    assert.equal(await page.evaluate(() => window.kept.shadowRoot.querySelectorAll('.cost-lab').length), 1);
+    assert.deepEqual(await page.evaluate(() => window.calls), []);
+  };
+
   it('an element taken off the page while the core loads resolves ready, builds no lab until put back, then builds each once', { timeout: 30000 }, async () => {
     await page.goto(await scratch('<div id="a"></div>'));
     await page.evaluate(async () => {
@@ -190,13 +200,7 @@ describe('the <attention-calc> element', () => {
       await w.ready;
       await new Promise((resolve) => setTimeout(resolve, 50));
     });
-    const labs = () => page.evaluate(() => window.kept.shadowRoot.querySelectorAll('.cost-lab').length);
-    await page.evaluate(() => document.querySelector('#a').append(window.kept));
-    await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelectorAll('.cost-table').length > 0);
-    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
-    assert.equal(await labs(), 1);
-    // The lab that was loading when the element left was never built, so never disposed of.
-    assert.deepEqual(await page.evaluate(() => window.calls), []);
+    await putBackBuildsLabOnce();
     assert.equal(await widget('#w').locator('.cost-lab').isVisible(), true);
     assert.deepEqual(problems, []);
   });
@@ -221,11 +225,7 @@ describe('the <attention-calc> element', () => {
     });
     assert.equal(outcome, 'ready');
     release();
-    await page.evaluate(() => document.querySelector('#a').append(window.kept));
-    await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelectorAll('.cost-table').length > 0);
-    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
-    assert.equal(await page.evaluate(() => window.kept.shadowRoot.querySelectorAll('.cost-lab').length), 1);
-    assert.deepEqual(await page.evaluate(() => window.calls), []);
+    await putBackBuildsLabOnce();
     assert.deepEqual(problems, []);
   });
 

@@ -564,23 +564,20 @@ export class Calculator {
         const slot = h('div', { class: 'lab-slot' });
         this.element.append(slot);
         const generation = this.#labGeneration;
-        this.labs.set(name, Promise.all([load(), this.#labStyles()]).then(([Lab]) => {
+        this.labs.set(name, Promise.all([load(), this.#labStyles()]).then(([Lab]) => ({ Lab }), (error) => ({ error })).then(({ Lab, error }) => {
           // Disposed of before its module and styles arrived (the element left the page while
-          // loading): never built.
+          // loading): never built, and no error shown.
           if (generation !== this.#labGeneration) {
             slot.remove();
+            return null;
+          }
+          if (error) {
+            slot.replaceWith(h('p', { class: 'calc-status error', role: 'alert', text: `The ${name} panel could not load: ${error.message}` }));
             return null;
           }
           const lab = new Lab({ attn: this.attn, onError: (message) => this.onError(message) });
           slot.replaceWith(lab.element);
           return lab;
-        }, (error) => {
-          if (generation !== this.#labGeneration) {
-            slot.remove();
-            return null;
-          }
-          slot.replaceWith(h('p', { class: 'calc-status error', role: 'alert', text: `The ${name} panel could not load: ${error.message}` }));
-          return null;
         }));
       }
       if (!this.labs.has(name)) continue;

@@ -161,8 +161,7 @@ export class TrainingPanel {
     this.worker = null;
     this.#listen(false);
     this.hiddenWhile = null;
-    clearTimeout(this.runTimer);
-    this.pendingRun = null;
+    this.#dropPendingRun();
   }
 
   #start(keys) {
@@ -226,8 +225,7 @@ export class TrainingPanel {
 
   #show(key) {
     this.shownKey = key;
-    clearTimeout(this.runTimer); // a refresh still waiting is of the other model
-    this.pendingRun = null;
+    this.#dropPendingRun(); // a refresh still waiting is of the other model
     const last = this.models.get(key)?.lastRun;
     if (last) this.onRun(last.run, this.#label(key, last.step)); // the learner asked: at once
   }
@@ -299,12 +297,7 @@ export class TrainingPanel {
         this.status.textContent = message.met
           ? `Goals met${this.#which(m)} after ${message.step} steps, ${seconds(message.seconds)} of training. Training stopped by itself.`
           : `The goals did not hold${this.#which(m)} within ${message.step} steps; training stopped.`;
-        if ([...this.models.values()].every((x) => x.done || x.error)) {
-          const focused = this.element.getRootNode().activeElement;
-          this.state = 'done';
-          this.#render(focused === this.stopButton || focused === this.resumeButton ? this.resetButton : null);
-          return;
-        }
+        if (this.#allEnded()) return;
         break;
       case 'paused':
         return;
@@ -314,16 +307,10 @@ export class TrainingPanel {
           this.error.textContent = `Training ${m.name} failed: ${message.message}`;
           // Its heads no longer follow the text: the shipped checkpoint's are shown instead.
           if (m.key === this.shownKey) {
-            clearTimeout(this.runTimer);
-            this.pendingRun = null;
+            this.#dropPendingRun();
             this.onShipped();
           }
-          if ([...this.models.values()].every((x) => x.done || x.error)) {
-            const focused = this.element.getRootNode().activeElement;
-            this.state = 'done';
-            this.#render(focused === this.stopButton || focused === this.resumeButton ? this.resetButton : null);
-            return;
-          }
+          if (this.#allEnded()) return;
         } else {
           this.#fail(`Training could not run: ${message.message}`);
           return;
@@ -333,6 +320,22 @@ export class TrainingPanel {
         return;
     }
     this.#render(null, false);
+  }
+
+  // Once every model has finished or failed: the panel is done, and focus on Stop or Resume,
+  // which hide, moves to Reset. Returns whether that was so.
+  #allEnded() {
+    if (![...this.models.values()].every((x) => x.done || x.error)) return false;
+    const focused = this.element.getRootNode().activeElement;
+    this.state = 'done';
+    this.#render(focused === this.stopButton || focused === this.resumeButton ? this.resetButton : null);
+    return true;
+  }
+
+  // A refresh of the heads still waiting for a pause in the input is dropped.
+  #dropPendingRun() {
+    clearTimeout(this.runTimer);
+    this.pendingRun = null;
   }
 
   // Hands a run to the panel once the learner's input has paused (see INPUT_PAUSE_MS).

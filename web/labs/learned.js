@@ -204,8 +204,9 @@ export class LearnedLab {
     this.#pressPresets(preset ?? this.#presetOf(text));
     if (this.input.value !== text) this.input.value = text;
     if (!this.model) return;
-    const { vocabulary, context } = this.model.config;
-    const problems = unreadable(text, vocabulary, context - 1);
+    const { vocabulary } = this.model.config;
+    const most = this.#most();
+    const problems = unreadable(text, vocabulary, most);
     let run = null;
     let coreMessage = '';
     if (text.length === 0) coreMessage = 'the text is empty';
@@ -218,10 +219,10 @@ export class LearnedLab {
     }
     this.lowerCase.hidden = !(run === null && text !== text.toLowerCase() && unreadable(text.toLowerCase(), vocabulary, Infinity).length === 0);
     if (!run) {
-      const said = problems.length ? problemSummary(problems, context - 1) : coreMessage;
+      const said = problems.length ? problemSummary(problems, most) : coreMessage;
       this.input.setAttribute('aria-invalid', 'true');
       this.message.textContent = lastValidMessage(`${said[0].toUpperCase()}${said.slice(1)}`, `text’s heads (“${this.text}”)`, { dimmed: true });
-      this.echo.replaceChildren(h('span', { class: 'sr-only', text: 'Your text, with what the model cannot read marked: ' }), ...markedText(text, problems, context - 1));
+      this.echo.replaceChildren(h('span', { class: 'sr-only', text: 'Your text, with what the model cannot read marked: ' }), ...markedText(text, problems, most));
       this.echo.hidden = problems.length === 0;
       this.element.classList.add('stale');
       this.onError(coreMessage);
