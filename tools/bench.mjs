@@ -165,7 +165,7 @@ async function main() {
   const processor = processorRecord();
   console.log(`processor: ${describeProcessor(processor)}`);
   console.log(`SIMD flags: ${processor.simd.join(' ') || 'none reported'}`);
-  console.log(`measured f32x4 mul+add peak in V8: ${peak.toFixed(1)} GFLOP/s (spread ${(100 * peakSpread).toFixed(0)} %)\n`);
+  console.log(`measured f32x4 mul+add peak in V8, first measurement: ${peak.toFixed(1)} GFLOP/s (spread ${(100 * peakSpread).toFixed(0)} %)\n`);
   const last = lastRun(processor);
 
   setWasmPaths(`${dirname(require.resolve('@tensorflow/tfjs-backend-wasm/wasm-out/tfjs-backend-wasm.wasm'))}/`);
@@ -232,7 +232,9 @@ async function main() {
       const before = last?.rows.find((r) => r.n === n && r.name === name && !r.failed);
       if (before) row.vsLastRun = ms / before.ms - 1;
       rows.push(row);
-      console.log(`n = ${String(n).padStart(4)}  ${name.padEnd(46)} ${ms.toFixed(3).padStart(9)} ms ±${(100 * spread).toFixed(0).padStart(3)} %  ${gflops.toFixed(1).padStart(6)} GFLOP/s  ${row.peakPercent.toFixed(0).padStart(3)} % of peak` +
+      // No % of peak yet: the run's peak is settled at its end (a peak round later in the run
+      // can be faster than the first), and the percentages are printed then.
+      console.log(`n = ${String(n).padStart(4)}  ${name.padEnd(46)} ${ms.toFixed(3).padStart(9)} ms ±${(100 * spread).toFixed(0).padStart(3)} %  ${gflops.toFixed(1).padStart(6)} GFLOP/s` +
         (before ? `  (${row.vsLastRun >= 0 ? '+' : ''}${(100 * row.vsLastRun).toFixed(0)} % vs last run)` : ''));
     }
     // Our rows timed a second time, after every other library at this n: how far the median of
@@ -295,6 +297,11 @@ async function main() {
     const twin = !r.failed && rows.find((t) => t.n === r.n && t.name === denseTwin[r.name] && !t.failed);
     if (twin) r.speedupVsDense = twin.ms / r.ms;
   }
+  console.log(`\n% of the run's peak (${peak.toFixed(1)} GFLOP/s):`);
+  for (const r of rows.filter((row) => !row.failed)) {
+    console.log(`n = ${String(r.n).padStart(4)}  ${r.name.padEnd(46)} ${r.peakPercent.toFixed(0).padStart(3)} %`);
+  }
+  console.log();
   const overPeak = rows.filter((r) => r.peakPercent > 100);
   for (const r of overPeak) console.log(`warning: ${r.name} at n = ${r.n} rates ${r.peakPercent.toFixed(0)} % of the measured peak: the peak was measured low (a noisy machine?)`);
   // Read from node_modules: some packages do not export their package.json.
