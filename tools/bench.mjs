@@ -54,14 +54,21 @@ async function callsPerRound(fn) {
 async function time(fn) {
   const reps = await callsPerRound(fn);
   const rounds = [];
-  for (let k = 0; k < ROUNDS; k++) {
-    const t = performance.now();
-    for (let r = 0; r < reps; r++) await fn();
-    rounds.push((performance.now() - t) / reps);
-  }
-  const ms = median(rounds);
-  return { ms, spread: (Math.max(...rounds) - Math.min(...rounds)) / ms, rounds };
+  for (let k = 0; k < ROUNDS; k++) rounds.push(await timeRound(fn, reps));
+  return { ...roundsSummary(rounds), rounds };
 }
+
+// Milliseconds per call of one round of reps calls.
+async function timeRound(fn, reps) {
+  const t = performance.now();
+  for (let r = 0; r < reps; r++) await fn();
+  return (performance.now() - t) / reps;
+}
+
+const roundsSummary = (rounds) => {
+  const ms = median(rounds);
+  return { ms, spread: (Math.max(...rounds) - Math.min(...rounds)) / ms };
+};
 
 // Runs fn in 100 ms batches until two batches in a row agree within 5 % (at most 3 s): V8 may
 // still be optimizing hot wasm code, ours or another library's, in background threads.
@@ -97,9 +104,7 @@ async function timeTakingTurns(fns, rounds) {
     // Each round starts with the next function, so no side always runs first.
     for (let i = 0; i < fns.length; i++) {
       const f = (k + i) % fns.length;
-      const t = performance.now();
-      for (let r = 0; r < reps[f]; r++) await fns[f]();
-      times[f].push((performance.now() - t) / reps[f]);
+      times[f].push(await timeRound(fns[f], reps[f]));
     }
   }
   return times;
@@ -176,6 +181,8 @@ async function main() {
   ort.env.logLevel = 'error';
 
   const rows = [];
+  const sweeping = [];           // { row, run, reps, rounds, again }: what the sweeps time
+  const disposeAfterSweeps = []; // tfjs tensors the sweeps still use
   for (const n of SIZES) {
     const q = random(n * D, 1), k = random(n * D, 2), v = random(n * D, 3);
     const sample = [0, 1, Math.floor(n / 2), n - 1];
@@ -211,12 +218,12 @@ async function main() {
       ['plain JavaScript, teaching-style triple loop', false, () => naiveAttention(q, k, v, n, D), n <= 1024],
     ];
     await settle(impls[0][2]);
-    for (const [name, causal, run, enabled = true, work = denseFlops(n, D)] of impls) {
+    for (const [index, [name, causal, run, enabled = true, work = denseFlops(n, D)]] of impls.entries()) {
       if (!enabled) continue;
-      let error, ms, spread;
+      let error, reps;
       try {
         error = check(`${name} at n = ${n}`, await run(), causal ? wantCausal : wantDense, sample);
-        ({ ms, spread } = await time(run));
+        reps = await callsPerRound(run);
       } catch (failure) {
         // A library that cannot run this size is reported, not hidden.
         // The library's own message, without the source paths of its build machine.
@@ -226,26 +233,11 @@ async function main() {
         console.log(`n = ${String(n).padStart(4)}  ${name.padEnd(46)} failed: ${message}`);
         continue;
       }
-      // Rated by the work the call does; causal's saving over dense-with-mask is its own column.
-      const gflops = work / ms / 1e6;
-      const row = { n, name, causal, ms, spread, workFlops: work, gflops, peakPercent: (100 * gflops) / peak, maxError: error };
-      const before = last?.rows.find((r) => r.n === n && r.name === name && !r.failed);
-      if (before) row.vsLastRun = ms / before.ms - 1;
+      const row = { n, name, causal, workFlops: work, maxError: error };
       rows.push(row);
-      // No % of peak yet: the run's peak is settled at its end (a peak round later in the run
-      // can be faster than the first), and the percentages are printed then.
-      console.log(`n = ${String(n).padStart(4)}  ${name.padEnd(46)} ${ms.toFixed(3).padStart(9)} ms ±${(100 * spread).toFixed(0).padStart(3)} %  ${gflops.toFixed(1).padStart(6)} GFLOP/s` +
-        (before ? `  (${row.vsLastRun >= 0 ? '+' : ''}${(100 * row.vsLastRun).toFixed(0)} % vs last run)` : ''));
-    }
-    // Our rows timed a second time, after every other library at this n: how far the median of
-    // ${ROUNDS} rounds moves between two measurements in one run (the issue asks for 10 %).
-    for (const [name, , run] of impls.slice(0, 2)) {
-      const row = rows.find((r) => r.n === n && r.name === name && !r.failed);
-      if (!row) continue;
-      const again = await time(run);
-      row.repeatMs = again.ms;
-      row.repeatChange = again.ms / row.ms - 1;
-      console.log(`n = ${String(n).padStart(4)}  ${name.padEnd(46)} again ${again.ms.toFixed(3).padStart(9)} ms: ${row.repeatChange >= 0 ? '+' : ''}${(100 * row.repeatChange).toFixed(1)} %`);
+      // Our two rows are timed twice in every sweep: how far the median moves between two
+      // measurements in one run (the issue asks for 10 %).
+      sweeping.push({ row, run, reps, rounds: [], again: index < 2 ? [] : null });
     }
     // The goals' comparisons in rounds taken in turns: ours dense, onnxruntime-web (its Attention
     // op, or the MatMul graph where the op fails), and the peak loop, PAIRED_ROUNDS times.
@@ -276,9 +268,39 @@ async function main() {
         `${t.ratio.median.toFixed(2)}× (${t.ratio.low.toFixed(2)} to ${t.ratio.high.toFixed(2)}), ` +
         `${t.peakPercent.median.toFixed(0)} % of the peak timed beside it (${t.peakPercent.low.toFixed(0)} to ${t.peakPercent.high.toFixed(0)} %)`);
     }
-    tq.dispose(); tk.dispose(); tv.dispose();
+    disposeAfterSweeps.push(tq, tk, tv);
     console.log();
   }
+
+  // Every row's rounds, spread over the run: a sweep times one round of every row, every n, and
+  // the run makes ROUNDS sweeps. The host's slow spells last seconds to minutes; rounds taken one
+  // after another fell inside one spell and moved a row's median by up to 2.8× from one run to
+  // the next, while a median of rounds minutes apart samples the run as a whole.
+  console.log(`${ROUNDS} sweeps, each one round of every row:`);
+  for (let k = 0; k < ROUNDS; k++) {
+    for (const entry of sweeping) entry.rounds.push(await timeRound(entry.run, entry.reps));
+    for (const entry of sweeping) if (entry.again) entry.again.push(await timeRound(entry.run, entry.reps));
+  }
+  for (const entry of disposeAfterSweeps) entry.dispose();
+  for (const { row, rounds, again } of sweeping) {
+    const { n, name } = row;
+    // Rated by the work the call does; causal's saving over dense-with-mask is its own column.
+    Object.assign(row, roundsSummary(rounds));
+    row.gflops = row.workFlops / row.ms / 1e6;
+    row.peakPercent = (100 * row.gflops) / peak;
+    const before = last?.rows.find((r) => r.n === n && r.name === name && !r.failed);
+    if (before) row.vsLastRun = row.ms / before.ms - 1;
+    // No % of peak yet: the run's peak is settled at its end (a peak round later in the run
+    // can be faster than the first), and the percentages are printed then.
+    console.log(`n = ${String(n).padStart(4)}  ${name.padEnd(46)} ${row.ms.toFixed(3).padStart(9)} ms ±${(100 * row.spread).toFixed(0).padStart(3)} %  ${row.gflops.toFixed(1).padStart(6)} GFLOP/s` +
+      (before ? `  (${row.vsLastRun >= 0 ? '+' : ''}${(100 * row.vsLastRun).toFixed(0)} % vs last run)` : ''));
+    if (again) {
+      row.repeatMs = median(again);
+      row.repeatChange = row.repeatMs / row.ms - 1;
+      console.log(`n = ${String(n).padStart(4)}  ${name.padEnd(46)} again ${row.repeatMs.toFixed(3).padStart(9)} ms: ${row.repeatChange >= 0 ? '+' : ''}${(100 * row.repeatChange).toFixed(1)} %`);
+    }
+  }
+  console.log();
 
   // The peak is the fastest round of the peak loop anywhere in the run: before the kernels,
   // after them, and in the rounds taken in turns.
@@ -317,7 +339,7 @@ async function main() {
   const native = nativePart();
   console.log();
   const training = await trainingBench({ quick: QUICK });
-  report({ when: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', peak, peakSpread, rows, versions, machine, quick: QUICK, rounds: ROUNDS, profile, native, training, lastRun: last?.when ?? null });
+  report({ when: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', peak, peakSpread, rows, versions, machine, quick: QUICK, rounds: ROUNDS, roundsSpread: true, profile, native, training, lastRun: last?.when ?? null });
 }
 
 // The last run's docs/performance.json, if it came from this processor (same vendor and
@@ -525,7 +547,11 @@ Generated by \`npm run bench\` (\`tools/bench.mjs\`); do not edit by hand. One N
 thread, f32, one head, d = 64. Before the rows of each n are timed, this project's dense call runs
 in 100 ms batches until two in a row agree within 5 % (V8 optimizes hot wasm code in background
 threads, the other libraries' too, and a row timed meanwhile measured up to 4× slower than the
-same row timed again later). Each time is the median of ${result.rounds ?? ROUNDS} rounds, with their spread
+same row timed again later). Each time is the median of ${result.rounds ?? ROUNDS} rounds${result.roundsSpread
+  ? ` spread over the run (${result.rounds} sweeps,
+each timing one round of every row at every n, and this project's two rows a second time: the
+"again" column)`
+  : ', taken one after another'}, with their spread
 ((slowest − fastest) / median). GFLOP/s and % of peak count the work a call actually does: 4·n²·d
 for a dense call; for this project's causal calls, which skip the key blocks after each block of
 ${STREAMING_BLOCK} queries, 4·d times the query-key pairs computed (4·n²·d/2 plus half the diagonal blocks);
