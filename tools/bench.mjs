@@ -562,7 +562,7 @@ column. Every output was checked against a float64 reference (sampled rows, |err
 Processor: **${processor.model}** (${processor.vendor}), ${processor.cores} cores; SIMD flags: ${processor.simd.join(' ') || 'none reported'}.
 Run ${result.when ?? ''}${result.quick ? ' (--quick)' : ''}. ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}.
 Measured f32x4 mul+add peak in V8 (same run, the fastest round of the peak loop before${rows.some((r) => r.turns) ? ', between' : ''} and after the kernels): **${peak.toFixed(1)} GFLOP/s**${result.peakSpread === undefined ? '' : ` (spread ${pct(100 * result.peakSpread)})`}.
-${hostSection(rows)}
+${hostSection(rows, result.roundsSpread)}
 
 ## Goals (issue #16)
 
@@ -599,7 +599,7 @@ ${training}
 }
 
 // What the rounds in turns say: how they are taken, and how far the host itself moved.
-function hostSection(rows) {
+function hostSection(rows, roundsSpread) {
   const turns = rows.filter((r) => r.turns).map((r) => r.turns);
   if (!turns.length) return '';
   const low = Math.min(...turns.map((t) => t.peakGflops.low)), high = Math.max(...turns.map((t) => t.peakGflops.high));
@@ -609,8 +609,10 @@ taken in turns: for each n, ${turns[0].rounds} rounds each of this project's den
 peak loop, one after another (each round starting with the next of the three), so that both sides
 of every comparison see the same moment of the host; each such goal is the median of the
 per-round figures, with the lowest and highest round (a round of ours is rated against the fastest
-peak round within one round of it). The other goals and the table below are
-timed one implementation after another. This host moved on its own during the run:
+peak round within one round of it). The other goals and the table below come from
+${roundsSpread
+    ? 'the sweeps described above'
+    : 'rounds timed one implementation after another'}. This host moved on its own during the run:
 the peak loop, which touches no memory, ran between ${low.toFixed(1)} and ${high.toFixed(1)} GFLOP/s in those rounds.`;
 }
 
