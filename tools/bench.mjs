@@ -577,7 +577,9 @@ ${profileSection}
 ## All figures
 
 Ratio: this project's wasm SIMD dense time divided by the row's time (below 1: slower than ours).
-Again: this project's wasm SIMD rows timed a second time, after the other libraries at the same n.
+Again: this project's wasm SIMD rows timed a second time, ${result.roundsSpread
+  ? 'in every sweep after every row of every n'
+  : 'after the other libraries at the same n'}.
 Last run: the change of the median against ${result.lastRun ? `the run of ${result.lastRun}` : 'the last run on this processor (none recorded)'}.
 
 | n | implementation | ms (median) | spread | GFLOP/s | of peak | ratio | vs dense-with-mask | again | last run |
