@@ -18,9 +18,16 @@ namespace attn::kernels {
 // every use of a vector constant, inside the loop, and V8 builds each one from immediates
 // every time: a dozen of them cost the exp loop more than its arithmetic. A splat of a
 // value LLVM does not know is computed once, before the loop, and stays in a register.
+// Each constant passes through its own volatile variable (one per Slot). With one volatile
+// local for all of them, Emscripten 3.1.6's LLVM may turn a splat of the local's load into a
+// second load of the stack slot they share, made after the last constant was stored there:
+// every constant then reads -88 (tests/native/test_kernels.cpp checks the exp where that
+// happened).
+template <int Slot>
 inline float opaque(float x) {
 #if defined(__wasm__)
-  volatile float v = x;
+  static volatile float v;
+  v = x;
   return v;
 #else
   return x;
@@ -32,16 +39,16 @@ template <class Batch>
 struct ExpConstants {
   // 1.5·2^23: adding it rounds x/ln 2 to the nearest integer k and leaves k in the low
   // mantissa bits, so (bits + 127) << 23 is the float 2^k for k in [-127, 128).
-  Batch magic{opaque(12582912.0f)};
-  Batch log2e{opaque(1.44269504088896341f)};
+  Batch magic{opaque<0>(12582912.0f)};
+  Batch log2e{opaque<1>(1.44269504088896341f)};
   // ln 2 in two parts: k·ln2_hi is exact (ln2_hi has 9 significant bits).
-  Batch ln2_hi{opaque(0.693359375f)}, ln2_lo{opaque(-2.12194440e-4f)};
+  Batch ln2_hi{opaque<2>(0.693359375f)}, ln2_lo{opaque<3>(-2.12194440e-4f)};
   // e^r = 1 + r + r²·p(r) on |r| <= ln 2 / 2 (xsimd's and Cephes' coefficients for expf).
-  Batch p4{opaque(1.3997796e-03f)}, p3{opaque(8.3955629e-03f)}, p2{opaque(4.1665401e-02f)};
-  Batch p1{opaque(1.6666277e-01f)}, p0{opaque(5.0000000e-01f)}, one{opaque(1.0f)};
+  Batch p4{opaque<4>(1.3997796e-03f)}, p3{opaque<5>(8.3955629e-03f)}, p2{opaque<6>(4.1665401e-02f)};
+  Batch p1{opaque<7>(1.6666277e-01f)}, p0{opaque<8>(5.0000000e-01f)}, one{opaque<9>(1.0f)};
   // Arguments are clamped at -88: there k = -127 and the bits of 2^k are those of 0.0f, so
   // anything lower (-inf, a masked score) gives exactly 0, where exp is under 1e-38 anyway.
-  Batch lowest{opaque(-88.0f)};
+  Batch lowest{opaque<10>(-88.0f)};
 };
 
 template <class Batch>
