@@ -441,7 +441,8 @@ TEST_CASE("vectorized exp is within 2 ulp of the correctly rounded exp over the 
 TEST_CASE("exp pass on a row of known values: each constant of the exp keeps its own value") {
   // Built for wasm with every argument known, this very call once summed to NaN: Emscripten
   // 3.1.6's LLVM read each constant of the exp as the last one stored (see opaque() in exp.hpp).
-  // 67: whole vectors and a tail (with 64, GCC 12 warns wrongly that the empty tail loop overflows).
+  // 67: whole vectors and a tail (with 64, GCC 12 warns wrongly that the empty tail loop
+  // overflows).
   float x[67], y[67];
   for (int i = 0; i < 67; ++i) x[i] = -0.05f * float(i);
   const float sum = attn::kernels::exp_scaled_minus_max_sum(x, 0.0f, 1.0f, y, 67);
