@@ -181,7 +181,7 @@ async function main() {
   ort.env.logLevel = 'error';
 
   const rows = [];
-  const sweeping = [];           // { row, run, reps, rounds, again }: what the sweeps time
+  const sweeping = [];           // { row, run, reps, rounds, againRounds }: what the sweeps time
   const disposeAfterSweeps = []; // tfjs tensors the sweeps still use
   for (const n of SIZES) {
     const q = random(n * D, 1), k = random(n * D, 2), v = random(n * D, 3);
@@ -237,7 +237,7 @@ async function main() {
       rows.push(row);
       // Our two rows are timed twice in every sweep: how far the median moves between two
       // measurements in one run (the issue asks for 10 %).
-      sweeping.push({ row, run, reps, rounds: [], again: index < 2 ? [] : null });
+      sweeping.push({ row, run, reps, rounds: [], againRounds: index < 2 ? [] : null });
     }
     // The goals' comparisons in rounds taken in turns: ours dense, onnxruntime-web (its Attention
     // op, or the MatMul graph where the op fails), and the peak loop, PAIRED_ROUNDS times.
@@ -279,10 +279,10 @@ async function main() {
   console.log(`${ROUNDS} sweeps, each one round of every row:`);
   for (let k = 0; k < ROUNDS; k++) {
     for (const entry of sweeping) entry.rounds.push(await timeRound(entry.run, entry.reps));
-    for (const entry of sweeping) if (entry.again) entry.again.push(await timeRound(entry.run, entry.reps));
+    for (const entry of sweeping) if (entry.againRounds) entry.againRounds.push(await timeRound(entry.run, entry.reps));
   }
   for (const entry of disposeAfterSweeps) entry.dispose();
-  for (const { row, rounds, again } of sweeping) {
+  for (const { row, rounds, againRounds } of sweeping) {
     const { n, name } = row;
     // Rated by the work the call does; causal's saving over dense-with-mask is its own column.
     Object.assign(row, roundsSummary(rounds));
@@ -294,8 +294,8 @@ async function main() {
     // can be faster than the first), and the percentages are printed then.
     console.log(`n = ${String(n).padStart(4)}  ${name.padEnd(46)} ${row.ms.toFixed(3).padStart(9)} ms ±${(100 * row.spread).toFixed(0).padStart(3)} %  ${row.gflops.toFixed(1).padStart(6)} GFLOP/s` +
       (before ? `  (${row.vsLastRun >= 0 ? '+' : ''}${(100 * row.vsLastRun).toFixed(0)} % vs last run)` : ''));
-    if (again) {
-      row.repeatMs = median(again);
+    if (againRounds) {
+      row.repeatMs = median(againRounds);
       row.repeatChange = row.repeatMs / row.ms - 1;
       console.log(`n = ${String(n).padStart(4)}  ${name.padEnd(46)} again ${row.repeatMs.toFixed(3).padStart(9)} ms: ${row.repeatChange >= 0 ? '+' : ''}${(100 * row.repeatChange).toFixed(1)} %`);
     }

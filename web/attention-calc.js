@@ -258,11 +258,16 @@ export class AttentionCalcElement extends HTMLElement {
     // A moved element is connected again in the same task and keeps its labs; one still out of
     // the document after that has left it, and its labs' workers and listeners are let go.
     setTimeout(() => {
-      if (this.isConnected || !this.#calc || this.#labsDisposed) return;
-      this.#labsDisposed = true;
-      this.#calc.disposeLabs();
-      this.#leftPage?.();
+      if (!this.isConnected && this.#calc) this.#disposeLabs();
     });
+  }
+
+  // The labs' workers and listeners let go, once, and ready no longer waits for the labs.
+  #disposeLabs() {
+    if (this.#labsDisposed) return;
+    this.#labsDisposed = true;
+    this.#calc.disposeLabs();
+    this.#leftPage?.();
   }
 
   attributeChangedCallback(name, oldValue, newValue) {
@@ -384,8 +389,7 @@ export class AttentionCalcElement extends HTMLElement {
       // Taken off the page while the core loaded: disconnectedCallback found no calculator then,
       // so the labs go now, before they are built (connectedCallback builds them if the element
       // comes back).
-      this.#labsDisposed = true;
-      this.#calc.disposeLabs();
+      this.#disposeLabs();
     }
     this.#resolveReady();
   }
