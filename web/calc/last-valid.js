@@ -3,6 +3,19 @@
 // module holds the one wording and the one state for it.
 
 /**
+ * A message as the learner reads it: one sentence that starts with a capital and ends with a full
+ * stop. The core and the API write their messages in lower case ("the sentence has 33 words…"),
+ * to be quoted inside others; a first word that is a name from the code or the maths (n, q,
+ * d_model, dModel, attention-calc:) keeps its case.
+ * @param {string} text
+ */
+export function sentence(text) {
+  const said = `${String(text).trim().replace(/\.$/, '')}.`;
+  const first = said.match(/^[^\s,:;.]*/)[0];
+  return /^(a|[a-z][a-z’']+)$/.test(first) ? `${said[0].toUpperCase()}${said.slice(1)}` : said;
+}
+
+/**
  * The message for a problem while the last valid `what` stays on screen:
  * "d_model is 6, not divisible by h = 4. Showing the last valid result, dimmed, until this is fixed."
  * Before anything valid was shown (`kept` false) it is the problem alone.
@@ -11,7 +24,7 @@
  * @param {{ dimmed?: boolean, kept?: boolean }} [options]
  */
 export function lastValidMessage(problem, what, { dimmed = false, kept = true } = {}) {
-  const said = `${String(problem).trim().replace(/\.$/, '')}.`;
+  const said = sentence(problem);
   return kept ? `${said} Showing the last valid ${what}${dimmed ? ', dimmed,' : ''} until this is fixed.` : said;
 }
 

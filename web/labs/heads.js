@@ -4,7 +4,7 @@
 import { MatrixGrid } from '../calc/grid.js';
 import { heatmapSvg } from '../calc/heatmap.js';
 import { h, sub } from '../calc/dom.js';
-import { LastValid } from '../calc/last-valid.js';
+import { LastValid, sentence } from '../calc/last-valid.js';
 import { seedInput } from '../calc/seed-input.js';
 import { tex } from '../calc/tex.js';
 import { identity } from './matrix.js';
@@ -245,6 +245,6 @@ class ParameterCounter {
     this.dInput.removeAttribute('aria-invalid');
     this.hInput.removeAttribute('aria-invalid');
     input.setAttribute('aria-invalid', 'true');
-    this.message.textContent = `${message.replace(/\.$/, '')}. The count below is for d_model = ${this.sizes.d.toLocaleString('en-US')}, h = ${this.sizes.h}.`;
+    this.message.textContent = `${sentence(message)} The count below is for d_model = ${this.sizes.d.toLocaleString('en-US')}, h = ${this.sizes.h}.`;
   }
 }
