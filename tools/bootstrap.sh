@@ -2,10 +2,11 @@
 # Installs what a fresh Debian 12 machine lacks for building and testing attention-calc.
 # Idempotent: each step checks first, so a second run takes about a second.
 #   tools/bootstrap.sh            system packages, xsimd 13 + xtl, npm packages
-#   tools/bootstrap.sh --torch    also NumPy and OpenBLAS (to regenerate the test fixtures, and
-#                                 for the benchmark's native PyTorch baseline)
+#   tools/bootstrap.sh --torch    also OpenBLAS (to regenerate the test fixtures, and for the
+#                                 benchmark's native PyTorch baseline)
 # The system packages include clang 14 with its sanitizer and libFuzzer runtimes (the ASan build
-# and the fuzzers of npm test) and python3-torch (npm test runs the copied PyTorch snippets),
+# and the fuzzers of npm test), python3-torch and python3-numpy (npm test runs the copied PyTorch
+# and NumPy scripts),
 # and the other two browser engines of npm test: Firefox ESR, and WebKitGTK's WebDriver and
 # MiniBrowser with Xvfb (and xauth, which xvfb-run needs) to give MiniBrowser a display.
 set -euo pipefail
@@ -22,9 +23,9 @@ if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 log() { printf '[bootstrap] %s\n' "$*"; }
 
 # --- Debian packages -------------------------------------------------------
-packages=(emscripten doctest-dev cmake g++ make chromium wabt clang-14 libclang-rt-14-dev python3-torch
+packages=(emscripten doctest-dev cmake g++ make chromium wabt clang-14 libclang-rt-14-dev python3-torch python3-numpy
           firefox-esr webkit2gtk-driver libwebkit2gtk-4.1-0 xvfb xauth fonts-dejavu-extra)
-((want_torch)) && packages+=(python3-numpy libopenblas0-pthread)
+((want_torch)) && packages+=(libopenblas0-pthread)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,5 +1,6 @@
-// "Copy as PyTorch" and "Copy as LaTeX" in every mode. The copied snippet is run with Debian's
-// python3-torch and must print the weights and outputs the page shows, to the page's precision;
+// "Copy as PyTorch", "Copy as NumPy" and "Copy as LaTeX" in every mode. The copied scripts are run
+// with Debian's python3-torch and python3-numpy (the NumPy one also where torch cannot be imported)
+// and must print the weights and outputs the page shows, to the page's precision;
 // the copied LaTeX must parse with KaTeX and write the mask term, the scale and the place of the
 // mask that the page used. States come from links (the URL hash) and the element's attributes.
 import assert from 'node:assert/strict';
@@ -16,18 +17,23 @@ import { coursePage, servedWeb } from './served.mjs';
 // Debian's interpreter: a `python3` earlier on PATH may be one without torch.
 const PYTHON = '/usr/bin/python3';
 const RUNNER = fileURLToPath(new URL('../support/run_snippets.py', import.meta.url));
-const NO_TORCH = `python3-torch is missing: ${PYTHON} cannot import torch. Install it with \`apt-get install python3-torch\` (tools/bootstrap.sh does).`;
+const missing = (name) => `python3-${name} is missing: ${PYTHON} cannot import ${name}. Install it with \`apt-get install python3-${name}\` (tools/bootstrap.sh does).`;
+const NO_TORCH = missing('torch');
 
-/** Runs the scripts in one Debian python3 (torch imported once) → [{ stdout, error }]. */
-function runSnippets(scripts) {
+/**
+ * Runs the scripts in one Debian python3 (torch imported once) → [{ stdout, error }]. With
+ * `withoutTorch`, torch cannot be imported and a warning (a nan made on the way) is an error.
+ */
+function runSnippets(scripts, { withoutTorch = false } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, [RUNNER], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(PYTHON, [RUNNER, ...(withoutTorch ? ['--without-torch'] : [])], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '', err = '';
     child.stdout.on('data', (d) => { out += d; });
     child.stderr.on('data', (d) => { err += d; });
     child.on('error', (e) => reject(new Error(e.code === 'ENOENT' ? NO_TORCH : e.message)));
     child.on('close', (code) => {
       if (/No module named '?torch/.test(err)) reject(new Error(NO_TORCH));
+      else if (/No module named '?numpy/.test(err)) reject(new Error(missing('numpy')));
       else if (code !== 0) reject(new Error(`${RUNNER} failed (exit ${code}):\n${err}`));
       else resolve(JSON.parse(out));
     });
@@ -35,11 +41,12 @@ function runSnippets(scripts) {
   });
 }
 
-// 'A = tensor([[0.330, 0.670], …])' → rows of numeric strings, nan and inf included.
+// 'A = tensor([[0.330, 0.670], …])' (PyTorch) or 'A = [[0.330 0.670]\n […]]' (NumPy) → rows of
+// numeric strings, nan and inf included.
 function printedMatrix(output, name) {
-  const match = output.match(new RegExp(`^${name} = tensor\\((\\[[\\s\\S]*?\\]\\])\\)`, 'm'));
-  assert.ok(match, `the snippet prints no ${name}:\n${output}`);
-  return match[1].split('],').map((row) => row.match(/-?(?:\d+\.?\d*|nan|inf)/g));
+  const match = output.match(new RegExp(`^${name} = (?:tensor\\()?(\\[\\[[\\s\\S]*?\\]\\])`, 'm'));
+  assert.ok(match, `the script prints no ${name}:\n${output}`);
+  return match[1].split(/\],?\s*\[/).map((row) => row.match(/-?(?:\d+\.?\d*|nan|inf)/g));
 }
 
 // The LaTeX pmatrix after `prefix` → rows of entries.
@@ -98,13 +105,14 @@ const CASES = [
   { name: 'custom scale from a link, padding, hidden cells and a query that sees no key', hash: `${WORKED}&pad=2&hide=3-1,3-3&pitfall=custom-scale&scale=2.5`, scale: '2.5\\,QK^\\top', mask: 'before', empty: [3] },
   { name: 'the page\'s precision: precision="5" on the element, causal mask', attributes: 'precision="5" mask="causal"', scale: 'sqrt', mask: 'before', empty: [], weight11: '1.00000' },
   { name: '8 tokens, d_k = 8, d_v = 3, causal and padding', hash: `${EIGHT}&causal=1&pad=8`, scale: 'sqrt', mask: 'before', empty: [] },
+  { name: 'scores of 100 unscaled: the NumPy softmax subtracts the row max, so exp does not overflow', hash: 'q=100,0;0,100;50,50&k=1,0;0,1;1,1&v=1,0;0,1;1,1&pitfall=no-scale', scale: 'none', mask: 'none', empty: [] },
 ];
 
-describe('Copy as PyTorch and Copy as LaTeX, in every mode', () => {
+describe('Copy as PyTorch, Copy as NumPy and Copy as LaTeX, in every mode', () => {
   const env = servedWeb();
   // Per case: what the page showed and copied, then what its snippet printed.
   const seen = new Map();
-  let python = null; // the runner's promise, settled once every case is read
+  let python = null; // the runners' promise, settled once every case is read
 
   // Links open one after another in one page, as a learner pastes them into the address bar;
   // attribute states each in a course page of their own. → the page, a count of the console
@@ -174,8 +182,9 @@ describe('Copy as PyTorch and Copy as LaTeX, in every mode', () => {
         const { page, problems, from, own } = await open(c);
         const view = await shown(page);
         const snippet = await copied(page, 'Copy as PyTorch');
+        const numpy = await copied(page, 'Copy as NumPy');
         const latex = await copied(page, 'Copy as LaTeX');
-        seen.set(c, { view, snippet, latex, problems: problems.slice(from) });
+        seen.set(c, { view, snippet, numpy, latex, problems: problems.slice(from) });
         if (own) await page.context().close();
       } catch (error) {
         seen.set(c, { error });
@@ -183,13 +192,16 @@ describe('Copy as PyTorch and Copy as LaTeX, in every mode', () => {
     }
     await linkPage?.context.close();
     const cases = CASES.filter((c) => seen.get(c).snippet);
-    python = runSnippets(cases.map((c) => seen.get(c).snippet)).then((runs) => {
-      cases.forEach((c, i) => { seen.get(c).run = runs[i]; });
+    // Each script run where it is meant to run: PyTorch's and NumPy's with torch, NumPy's also
+    // with NumPy alone.
+    const runs = (key, into, options) => runSnippets(cases.map((c) => seen.get(c)[key]), options).then((results) => {
+      cases.forEach((c, i) => { seen.get(c)[into] = results[i]; });
     });
-    python.catch(() => {}); // reported by the tests below
+    python = Promise.all([runs('snippet', 'run'), runs('numpy', 'numpyRun'), runs('numpy', 'numpyAloneRun', { withoutTorch: true })]);
+    python.catch(() => {}); // reported by the tests below, each of which awaits it
   });
 
-  it('python3-torch is installed (CI installs it)', async () => {
+  it('python3-torch and python3-numpy are installed (CI installs them)', async () => {
     await python;
   });
 
@@ -210,6 +222,26 @@ describe('Copy as PyTorch and Copy as LaTeX, in every mode', () => {
       assert.equal(failed, null, `the snippet failed:\n${failed}\n--- snippet ---\n${snippet}`);
       assertSameNumbers(printedMatrix(stdout, 'A'), view.weights, 'A printed by the snippet');
       assertSameNumbers(printedMatrix(stdout, 'Z'), view.output, 'Z printed by the snippet');
+
+      // NumPy (exercise 2): NumPy alone, a softmax that subtracts the row max, the same numbers;
+      // then, where torch is there, the comparison with the PyTorch snippet's function.
+      const { numpy } = seen.get(c);
+      const [alone, optional] = numpy.split(/^# --- Optional: .*$/m);
+      assert.ok(optional, `the NumPy script has its optional PyTorch block:\n${numpy}`);
+      assert.doesNotMatch(alone, /torch/, 'the NumPy script before its optional block uses NumPy alone');
+      assert.match(alone, /^import numpy as np$/m);
+      assert.match(alone, /^def softmax\(scores\):\n(    #.*\n)*.*row max[\s\S]*?\n    e = np\.exp\(scores - scores\.max\(axis=-1, keepdims=True\)\)$/m, 'the softmax subtracts the row max, saying why');
+      assert.match(alone, /^def attention\(Q, K, V, causal=False, mask=None\):$/m, 'built on the lesson\'s attention function');
+      if (c.empty.length) assert.match(alone, /defines th(at row|ose rows) of A \(and so of Z\) as 0/, 'the fully masked step is explained');
+      for (const [run, where] of [[seen.get(c).numpyAloneRun, 'with NumPy alone'], [seen.get(c).numpyRun, 'with torch installed']]) {
+        assert.equal(run.error, null, `the NumPy script failed ${where}:\n${run.error}\n--- script ---\n${numpy}`);
+        assertSameNumbers(printedMatrix(run.stdout, 'A'), view.weights, `A printed by the NumPy script ${where}`);
+        assertSameNumbers(printedMatrix(run.stdout, 'Z'), view.output, `Z printed by the NumPy script ${where}`);
+      }
+      assert.match(seen.get(c).numpyAloneRun.stdout, /^PyTorch is not installed: the comparison with the PyTorch snippet is skipped\.$/m);
+      const compared = seen.get(c).numpyRun.stdout.match(/^max \|NumPy - PyTorch\| = (\S+): below \S+$/m);
+      assert.ok(compared, `the NumPy script compares with PyTorch, below the lesson's 1e-6:\n${seen.get(c).numpyRun.stdout}`);
+      assert.ok(Number(compared[1]) < 1e-6, `the difference printed, ${compared[1]}, is below 1e-6`);
 
       // LaTeX: valid for KaTeX, and the computation the page did.
       assert.doesNotThrow(() => katex.renderToString(latex, { throwOnError: true, strict: 'error', displayMode: true }), 'KaTeX parses the LaTeX');

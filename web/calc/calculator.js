@@ -243,6 +243,7 @@ export class Calculator {
         h('div', { class: 'control-row' },
           action('Copy link', ({ state }) => this.link(state)),
           exporter('Copy as PyTorch', async ({ state, result }) => (await this.#snippets()).pytorchSnippet(state, result, { precision: this.options.precision })),
+          exporter('Copy as NumPy', async ({ state, result }) => (await this.#snippets()).numpySnippet(state, result, { precision: this.options.precision })),
           exporter('Copy as LaTeX', async ({ state, result }) => (await this.#snippets()).latexSnippet(state, result, { precision: this.options.precision })),
           this.shareStatus),
         this.exportBox));
@@ -633,8 +634,8 @@ export class Calculator {
     return this.plotReady;
   }
 
-  // The PyTorch and LaTeX exporters: fetched as soon as the share panel shows, so a click does
-  // not wait, and never by an embed without it.
+  // The PyTorch, NumPy and LaTeX exporters: fetched as soon as the share panel shows, so a click
+  // does not wait, and never by an embed without it.
   #snippets() {
     this.snippetsLoaded ??= import('./export.js');
     return this.snippetsLoaded;
