@@ -6,7 +6,7 @@ import { h } from './dom.js';
 import { explain } from './explain.js';
 import { copyText, saveSvg } from './files.js';
 import { MatrixGrid } from './grid.js';
-import { lastValidMessage } from './last-valid.js';
+import { lastValidMessage, sentence } from './last-valid.js';
 import { MaskControls } from './masks.js';
 import { parseNumber } from './parse.js';
 import { MAX_SEED, seedInput } from './seed-input.js';
@@ -425,7 +425,7 @@ export class Calculator {
       this.#commit();
     }
     if (!this.grids) {
-      const said = [this.problem, this.viewProblem].filter(Boolean).map((p) => `${p.replace(/\.$/, '')}.`).join(' ');
+      const said = [this.problem, this.viewProblem].filter(Boolean).map(sentence).join(' ');
       this.status.classList.toggle('error', Boolean(said));
       this.status.textContent = said;
       return;
@@ -655,16 +655,19 @@ export class Calculator {
 
   // float32 rounds an output to a few units in the last place of the values it averages, so
   // the tolerance is relative to the values' scale: 1e-5 · max(1, max |V|). The weights, in
-  // [0, 1], keep the absolute 1e-5 that the same bound gives them while |V| ≤ 1.
+  // [0, 1], keep the absolute 1e-5 that the same bound gives them while |V| ≤ 1. The badge shows
+  // the number it judges: where |V| exceeds 1, the difference relative to max |V| (with V₁₁ = 1e30
+  // the absolute one is 7e+21, which would look alarming beside a tick); the absolute in its title.
   #renderVerified(state) {
     const diff = this.drawn.checks.float64MaxAbsDiff;
     const scale = Math.max(1, ...state.v.flat().map(Math.abs));
     const ok = diff <= VERIFIED_TOLERANCE * scale;
     const exp = (x) => (x === 0 ? '0' : x.toExponential(1).replace('-', '−'));
     this.verified.classList.toggle('fail', !ok);
-    this.verified.textContent = `${ok ? '✓ verified' : '⚠ check'}: max |f32 − float64| = ${exp(diff)}`
-      + (scale > 1 ? ` (${exp(diff / scale)} relative to max |V|)` : '');
-    this.verified.title = 'The largest difference between the weights and outputs of the float32 core and a float64 evaluation of the same input (the lesson’s NumPy vs PyTorch exercise), verified when at most 1e−5 × max(1, max |V|).';
+    this.verified.textContent = `${ok ? '✓ verified' : '⚠ check'}: `
+      + (scale > 1 ? `max |f32 − float64| / max |V| = ${exp(diff / scale)}` : `max |f32 − float64| = ${exp(diff)}`);
+    this.verified.title = 'The largest difference between the weights and outputs of the float32 core and a float64 evaluation of the same input (the lesson’s NumPy vs PyTorch exercise), verified when at most 1e−5 × max(1, max |V|).'
+      + (scale > 1 ? ` Here max |f32 − float64| = ${exp(diff)} and max |V| = ${exp(scale)}.` : '');
   }
 
   #renderExplanation() {
