@@ -61,6 +61,31 @@ function clockResolution() {
   return smallest / 1000;
 }
 
+// Within this ratio the larger side only "costs a little more": it does not dominate.
+const NEAR_TIE = 1.1;
+
+/**
+ * Which side costs more at n tokens and d_model d, in words that stay true at and near the
+ * crossing n = 2d, where the two are equal and their rounded counts can read the same.
+ */
+function costSummary(c, n, d) {
+  const attention = c.scoreFlops + c.valueFlops, projections = c.projectionFlops + c.outputFlops;
+  const cross = `n = 2d = ${c.crossoverN.toLocaleString('en-US')} tokens for d = ${d}`;
+  const sides = 'below it the projections cost more, above it the n² terms take over';
+  if (attention === projections) {
+    return `The attention terms (n²d) and the projections (nd²) cost the same here, ${human(attention, 'FLOP')} each: `
+      + `this n is where they cross, ${cross}; ${sides}.`;
+  }
+  const [more, less] = c.dominant === 'attention'
+    ? [['attention terms (n²d)', attention], ['projections', projections]]
+    : [['projections (nd²)', projections], ['attention terms', attention]];
+  const ratio = more[1] / less[1];
+  const lead = ratio < NEAR_TIE
+    ? `The ${more[0]} cost a little more, ${+((ratio - 1) * 100).toPrecision(2)} % more`
+    : `The ${more[0]} dominate`;
+  return `${lead}: ${human(more[1], 'FLOP')} against ${human(less[1], 'FLOP')} for the ${less[0]}. They cross at ${cross}: ${sides}.`;
+}
+
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 export class CostLab {
@@ -123,12 +148,7 @@ export class CostLab {
         h('tr', { class: 'total' }, h('th', { scope: 'row', text: 'total' }), h('td'), h('td', { class: 'num', text: human(total, 'FLOP') }), h('td')),
         h('tr', { dataset: { term: 'memory' } }, h('th', { scope: 'row', text: 'attention matrices' }), h('td', {}, tex('h\\,n^2 \\times 4\\,\\text{B}')),
           h('td', { class: 'num', text: bytes(c.attentionBytes) }), h('td', { text: `${(c.attentionBytes / 4).toLocaleString('en-US')} floats` }))));
-    const attention = c.scoreFlops + c.valueFlops, projections = c.projectionFlops + c.outputFlops;
-    this.summary.textContent = c.dominant === 'attention'
-      ? `The attention terms (n²d) dominate: ${human(attention, 'FLOP')} against ${human(projections, 'FLOP')} for the projections. `
-      : `The projections (nd²) dominate: ${human(projections, 'FLOP')} against ${human(attention, 'FLOP')} for the attention terms. `;
-    this.summary.textContent += `They cross at n = 2d = ${c.crossoverN.toLocaleString('en-US')} tokens for d = ${d}: `
-      + `${n < c.crossoverN ? 'below it the projections cost more' : n === c.crossoverN ? 'exactly here they are equal' : 'above it the n² terms take over'}.`;
+    this.summary.textContent = costSummary(c, n, d);
   }
 
   async #toggleMeasure() {
