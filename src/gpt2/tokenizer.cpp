@@ -20,9 +20,9 @@
 //   same token as the merge it mimics; from_bytes() finds them (merges_ holds them beside the real
 //   merges) and rejects a file whose collisions would make bytes no token has. Ties this creates
 //   are broken as the package's minPairs object does: the pair seen last, the rightmost, wins.
-//   No input in our tests reaches one of these pairs with a different result from encoder.py (the
-//   merges that would make their first token come later than the pair's own rank), but the rule is
-//   kept so that none can.
+//   Every string of up to 4 characters from " , ' [ ] ( ) } . and space gives the same ids in the
+//   package and in encoder.py (the merges that make such a pair's first token mostly rank after the
+//   pair's own), but the rule is kept so that no input can tell the two apart.
 #include "gpt2/tokenizer.hpp"
 
 #include <algorithm>
@@ -250,6 +250,7 @@ Tokenizer Tokenizer::from_bytes(const std::uint8_t* data, std::size_t size) {
     return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b);
   };
   std::vector<std::pair<std::int32_t, std::int32_t>> pairs(static_cast<std::size_t>(count));
+  std::vector<std::pair<std::uint64_t, Merge>> extra;  // the pairs only the package's string keys make
   t.merges_.reserve(std::size_t(count) + 16);
   for (std::int32_t r = 0; r < count; ++r) {
     const std::uint8_t* p = data + kHeaderBytes + 4 * std::size_t(r);
@@ -269,31 +270,33 @@ Tokenizer Tokenizer::from_bytes(const std::uint8_t* data, std::size_t size) {
     t.merges_.emplace(pair_key(a, b), Merge{r, 256 + r});  // distinct: their products are distinct
   }
 
-  // gpt-3-encoder looks a pair up by the string "first,second". Two merges with the same such key
-  // would share one rank there; a pair of tokens whose own commas make another merge's key gets
-  // that merge's rank and is joined into first + second.
-  std::unordered_map<std::string, std::int32_t> rank_of_key;
-  rank_of_key.reserve(std::size_t(count));
+  // gpt-3-encoder looks a pair up by the string "first,second". A pair of tokens whose own commas
+  // make another merge's key gets that merge's rank there, and is joined into first + second; two
+  // merges with the same key would share one rank. Only a merge of tokens that hold a comma has
+  // another way to split its key.
   for (std::int32_t r = 0; r < count; ++r) {
     const std::string& first = t.tokens_[std::size_t(pairs[std::size_t(r)].first)];
-    const std::string key = first + ',' + t.tokens_[std::size_t(pairs[std::size_t(r)].second)];
-    const auto [it, inserted] = rank_of_key.emplace(key, r);
-    if (!inserted) {
-      throw Error(what + "merges " + std::to_string(it->second) + " and " + std::to_string(r) +
-                  " read as the same pair in gpt-3-encoder (their tokens joined with a comma are equal)");
-    }
+    const std::string& second = t.tokens_[std::size_t(pairs[std::size_t(r)].second)];
+    if (first.find(',') == std::string::npos && second.find(',') == std::string::npos) continue;
+    const std::string key = first + ',' + second;
     for (std::size_t comma = key.find(','); comma != std::string::npos; comma = key.find(',', comma + 1)) {
       if (comma == first.size()) continue;
       const auto x = id_of.find(key.substr(0, comma)), y = id_of.find(key.substr(comma + 1));
       if (x == id_of.end() || y == id_of.end() || x->second > count + 255 || y->second > count + 255) continue;
+      if (const auto it = t.merges_.find(pair_key(x->second, y->second)); it != t.merges_.end()) {
+        throw Error(what + "merges " + std::to_string(std::min(r, it->second.rank)) + " and " +
+                    std::to_string(std::max(r, it->second.rank)) +
+                    " read as the same pair in gpt-3-encoder (their tokens joined with a comma are equal)");
+      }
       const auto joined = id_of.find(x->first + y->first);
       if (joined == id_of.end() || joined->second > count + 255) {
         throw Error(what + "merge " + std::to_string(r) + " also reads, in gpt-3-encoder, as a pair of tokens " +
                     std::to_string(x->second) + " and " + std::to_string(y->second) + " that join into bytes no token has");
       }
-      t.merges_.emplace(pair_key(x->second, y->second), Merge{r, joined->second});
+      extra.push_back({pair_key(x->second, y->second), Merge{r, joined->second}});
     }
   }
+  for (const auto& [key, merge] : extra) t.merges_.emplace(key, merge);
   return t;
 }
 

