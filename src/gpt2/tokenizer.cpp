@@ -21,8 +21,8 @@
 //   merges) and rejects a file whose collisions would make bytes no token has. Ties this creates
 //   are broken as the package's minPairs object does: the pair seen last, the rightmost, wins.
 //   Every string of up to 4 characters from " , ' [ ] ( ) } . and space gives the same ids in the
-//   package and in encoder.py (the merges that make such a pair's first token mostly rank after the
-//   pair's own), but the rule is kept so that no input can tell the two apart.
+//   package and in encoder.py: a lower merge takes one of the pair's bytes first. The rule is kept
+//   all the same, so that no input can tell this tokenizer from the package.
 #include "gpt2/tokenizer.hpp"
 
 #include <algorithm>
