@@ -29,7 +29,10 @@ class Tokenizer {
   // what a JavaScript string with lone surrogates becomes through the package's TextEncoder.
   // "<|endoftext|>" typed in the text is ordinary text, as in the package. Never returns
   // end_of_text. Time: linear in the text for ordinary words; a single piece of L bytes (a run of
-  // letters, digits or symbols with no space) costs O(L²) hash look-ups at worst.
+  // letters, digits or symbols with no space) costs O(L) hash look-ups and O(L²) comparisons at
+  // worst. Memory: a few words per byte of the text, freed on return; no cache.
+  // From JavaScript, pass the bytes of TextEncoder().encode(text): that maps a lone surrogate to
+  // U+FFFD as the package does (a UTF-8 conversion that writes it as 3 bytes would give 3 U+FFFD).
   std::vector<std::int32_t> encode(std::string_view utf8) const;
 
   // The raw bytes of a token ("<|endoftext|>" for end_of_text). Throws attn::Error for an id
