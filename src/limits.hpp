@@ -40,6 +40,8 @@ inline constexpr std::size_t kMaxScalingDk = 1024;
 inline constexpr std::size_t kMaxScalingPairs = 100000;
 inline constexpr std::size_t kMaxScalingBins = 200;
 inline constexpr std::size_t kMaxScalingRow = 256;
+// Rows of the √d_k row study (scaling_row_study): its gradients and entropies.
+inline constexpr std::size_t kMaxScalingRows = 100000;
 // time_attention (timing.hpp): n (n×n must fit the explaining path) and timed runs.
 inline constexpr std::size_t kMaxTimingN = 2048;
 inline constexpr std::size_t kMaxTimingRepeats = 1000;

@@ -1,6 +1,8 @@
 #include "scaling.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "error.hpp"
@@ -27,7 +29,122 @@ SoftmaxRow softmax_row(const std::vector<double>& scores) {
   return r;
 }
 
+// A chi-square variate with k degrees of freedom: 2·Gamma(k/2). Marsaglia and Tsang's method for a
+// shape a ≥ 1 (k ≥ 2); for k = 1 the square of one normal. Only +, −, ×, ÷, √ and portable_log,
+// so a seed gives the same numbers on every platform.
+double chi_square(Rng& rng, std::size_t k) {
+  if (k == 1) {
+    const double z = rng.normal();
+    return z * z;
+  }
+  const double d = double(k) / 2.0 - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+  for (;;) {
+    double x, v;
+    do {
+      x = rng.normal();
+      v = 1.0 + c * x;
+    } while (v <= 0.0);
+    v = v * v * v;
+    const double u = rng.uniform();
+    if (u < 1.0 - 0.0331 * (x * x) * (x * x)) return 2.0 * d * v;
+    if (u > 0.0 && portable_log(u) < 0.5 * x * x + d * (1.0 - v + portable_log(v))) return 2.0 * d * v;
+  }
+}
+
+// NumPy's default percentile: linear between the two sorted values around rank (n − 1)·q.
+double percentile_sorted(const std::vector<double>& sorted, double q) {
+  const double rank = double(sorted.size() - 1) * q;
+  const std::size_t lo = std::size_t(rank);
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - double(lo));
+}
+
+RowMeasure measure(std::vector<double> x, double threshold) {
+  RowMeasure m;
+  m.mean = mean(x.data(), x.size());
+  std::size_t below = 0;
+  for (double v : x) below += v < threshold ? 1 : 0;
+  m.share_below = double(below) / double(x.size());
+  std::sort(x.begin(), x.end());
+  m.quartiles = {percentile_sorted(x, 0.25), percentile_sorted(x, 0.5), percentile_sorted(x, 0.75)};
+  return m;
+}
+
 }  // namespace
+
+double softmax_jacobian_norm(const double* s, std::size_t n) {
+  if (n == 0) throw Error("a softmax row needs at least one score");
+  std::size_t m = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::isnan(s[i]) || s[i] == std::numeric_limits<double>::infinity()) {
+      throw Error("softmax: entry " + std::to_string(i + 1) + " is " + (std::isnan(s[i]) ? "NaN" : "+Infinity") +
+                  "; scores must be finite numbers or -Infinity (hidden)");
+    }
+    if (s[i] > s[m]) m = i;
+  }
+  if (s[m] == -std::numeric_limits<double>::infinity()) return 0.0;  // every key hidden: p = 0
+  // e_j = exp(s_j − s_max) ≤ 1, e_max = 1; rest = the others' sum, so 1 − p_max = rest/(1 + rest)
+  // without the cancellation of 1 − p_max when p_max rounds to 1.
+  std::vector<double> e(n);
+  double rest = 0.0;
+  for (std::size_t j = 0; j < n; ++j) {
+    e[j] = j == m ? 1.0 : portable_exp(s[j] - s[m]);
+    if (j != m) rest += e[j];
+  }
+  if (rest == 0.0) return 0.0;  // one-hot to double precision: the Jacobian is 0
+  const double z = 1.0 + rest, pm = 1.0 / z, w = rest / z;  // w = 1 − p_max
+  // ‖J‖² = Σ_i p_i²·((1 − p_i)² + Σ_{k≠i} p_k²). With r_j = e_j/rest = p_j/w for j ≠ max (so the
+  // r_j sum to 1 and cannot underflow while w is representable), every term has a factor w²,
+  // taken out before the square root: ‖J‖ = w·√B.
+  double r2 = 0.0;  // Σ_{j≠max} r_j²
+  for (std::size_t j = 0; j < n; ++j) {
+    if (j != m) r2 += (e[j] / rest) * (e[j] / rest);
+  }
+  const double rest2 = w * w * r2;  // Σ_{j≠max} p_j²
+  double b = pm * pm * (1.0 + r2);  // the max's row: p_max²·((1 − p_max)² + rest2) / w²
+  for (std::size_t j = 0; j < n; ++j) {
+    if (j == m) continue;
+    const double r = e[j] / rest, p = e[j] / z;  // p_j ≤ p_max, so 1 − p_j ≥ ½: no cancellation
+    b += r * r * ((1.0 - p) * (1.0 - p) + pm * pm + (rest2 - p * p));
+  }
+  return w * std::sqrt(b);
+}
+
+RowStudy scaling_row_study(const RowStudyOptions& options) {
+  validate_range("dk", options.dk, 1, limits::kMaxScalingDk);
+  validate_range("rows", options.rows, 1, limits::kMaxScalingRows);
+  validate_range("row", options.row, 2, limits::kMaxScalingRow);
+  if (!(std::isfinite(options.threshold) && options.threshold > 0.0)) {
+    throw Error("threshold must be a finite number greater than 0");
+  }
+  const std::size_t n = options.row;
+  const double root = std::sqrt(double(options.dk));
+  // A stream per d_k (Rng spreads the seed with splitmix64), apart from scaling_experiment's.
+  Rng rng(options.seed ^ (0xd1b54a32d192ed03ULL * (std::uint64_t(options.dk) + 1)));
+  std::vector<double> s(n), scaled(n);
+  std::vector<double> grad_u(options.rows), grad_s(options.rows), ent_u(options.rows), ent_s(options.rows);
+  for (std::size_t r = 0; r < options.rows; ++r) {
+    for (std::size_t j = 0; j < n; ++j) {
+      const double norm_q = std::sqrt(chi_square(rng, options.dk));
+      s[j] = norm_q * rng.normal();
+      scaled[j] = s[j] / root;
+    }
+    grad_u[r] = softmax_jacobian_norm(s.data(), n);
+    grad_s[r] = softmax_jacobian_norm(scaled.data(), n);
+    const std::vector<double> pu = softmax(s.data(), n), ps = softmax(scaled.data(), n);
+    ent_u[r] = entropy(pu.data(), n);
+    ent_s[r] = entropy(ps.data(), n);
+  }
+  RowStudy study;
+  study.options = options;
+  study.gradient_unscaled = measure(std::move(grad_u), options.threshold);
+  study.gradient_scaled = measure(std::move(grad_s), options.threshold);
+  study.entropy_unscaled = measure(std::move(ent_u), 0.0);
+  study.entropy_scaled = measure(std::move(ent_s), 0.0);
+  study.max_entropy = portable_log(double(n));
+  study.uniform_gradient = std::sqrt(double(n - 1)) / double(n);
+  return study;
+}
 
 ScalingResult scaling_experiment(const ScalingOptions& options) {
   validate_range("dk", options.dk, 1, limits::kMaxScalingDk);

@@ -13,7 +13,13 @@
 #include <cmath>
 #include <cstdint>
 
+#include <algorithm>
+#include <limits>
+#include <vector>
+
 #include "error.hpp"
+#include "random.hpp"
+#include "reference/softmax_jacobian_ref.hpp"
 #include "scaling.hpp"
 
 namespace {
@@ -120,4 +126,171 @@ TEST_CASE("the scaling experiment is deterministic per seed and checks its optio
   CHECK_THROWS_WITH_AS(attn::scaling_experiment(bad),
                        "row needs 64 scores but pairs is 10: take at least as many pairs as the row has scores",
                        attn::Error);
+}
+
+// ‖∂softmax/∂s‖_F: closed forms, then the long-double reference on seeded rows of every kind.
+TEST_CASE("the softmax Jacobian's norm matches its closed forms, also where the row is one-hot") {
+  // Uniform weights 1/n: ‖J‖ = √(n − 1)/n.
+  for (std::size_t n : {2u, 3u, 64u, 256u}) {
+    const std::vector<double> row(n, 0.7);
+    CAPTURE(n);
+    CHECK(attn::softmax_jacobian_norm(row.data(), n) ==
+          doctest::Approx(std::sqrt(double(n - 1)) / double(n)).epsilon(1e-14));
+  }
+  // Two scores a gap g apart: p = σ(g), J = p(1 − p)·[[1, −1], [−1, 1]], ‖J‖ = 2p(1 − p)
+  // = 2e^{−g}/(1 + e^{−g})². At g = 40 and 400 the naive Σp² − 2Σp³ + (Σp²)² cancels to 0 or
+  // noise; the value is 8.5e-18 and 3.8e-174.
+  for (double g : {0.0, 1e-3, 1.0, 10.0, 40.0, 400.0}) {
+    const double row[2] = {5.0, 5.0 - g};
+    const double t = std::exp(-g), expected = 2.0 * t / ((1.0 + t) * (1.0 + t));
+    CAPTURE(g);
+    CHECK(attn::softmax_jacobian_norm(row, 2) == doctest::Approx(expected).epsilon(1e-13));
+    const double swapped[2] = {row[1], row[0]};
+    CHECK(attn::softmax_jacobian_norm(swapped, 2) == doctest::Approx(expected).epsilon(1e-13));
+  }
+  // One score alone, a row one-hot beyond double's range, hidden keys, every key hidden.
+  const double inf = std::numeric_limits<double>::infinity();
+  const double one[1] = {3.0}, far[3] = {0.0, -800.0, -900.0}, hidden[3] = {1.0, -inf, 1.0}, none[2] = {-inf, -inf};
+  CHECK(attn::softmax_jacobian_norm(one, 1) == 0.0);
+  CHECK(attn::softmax_jacobian_norm(far, 3) == 0.0);
+  CHECK(attn::softmax_jacobian_norm(hidden, 3) == doctest::Approx(0.5).epsilon(1e-14));  // two equal keys
+  CHECK(attn::softmax_jacobian_norm(none, 2) == 0.0);
+  const double nan = std::numeric_limits<double>::quiet_NaN(), bad[2] = {0.0, nan}, plus[2] = {inf, 0.0};
+  CHECK_THROWS_AS(attn::softmax_jacobian_norm(bad, 2), attn::Error);
+  CHECK_THROWS_AS(attn::softmax_jacobian_norm(plus, 2), attn::Error);
+  CHECK_THROWS_AS(attn::softmax_jacobian_norm(one, 0), attn::Error);
+}
+
+TEST_CASE("the softmax Jacobian's norm agrees with the long-double reference on seeded rows") {
+  const std::uint64_t seed = 2025;
+  CAPTURE(seed);
+  attn::Rng rng(seed);
+  double worst = 0.0;
+  for (std::size_t n : {2u, 3u, 7u, 64u, 255u}) {
+    for (double sigma : {0.01, 1.0, 8.0, 32.0, 300.0}) {
+      for (int trial = 0; trial < 6; ++trial) {
+        std::vector<double> row(n);
+        for (double& x : row) x = sigma * rng.normal();
+        if (trial == 1) row[n / 2] = *std::max_element(row.begin(), row.end());  // a tie at the top
+        if (trial == 2 && n > 2) row[0] = -std::numeric_limits<double>::infinity();  // a hidden key
+        const double got = attn::softmax_jacobian_norm(row.data(), n);
+        const double want = attn::reference::softmax_jacobian_norm_ref(row.data(), n);
+        CAPTURE(n);
+        CAPTURE(sigma);
+        CAPTURE(trial);
+        if (want < 1e-290) {  // a gap past about 670: the norm is below double's range
+          CHECK(got < 1e-290);
+          continue;
+        }
+        const double rel = std::fabs(got - want) / want;
+        worst = std::max(worst, rel);
+        CHECK(rel < 1e-12);
+        // Adding a constant to a row changes its softmax, and so its Jacobian, not at all.
+        for (double& x : row) x += 17.0;
+        CHECK(attn::softmax_jacobian_norm(row.data(), n) == doctest::Approx(got).epsilon(1e-12));
+      }
+    }
+  }
+  MESSAGE("largest relative difference from the reference: " << worst);
+}
+
+// The issue's NumPy figures (2,000 rows of 64 scores of independent q·k): scaled medians 0.18 at
+// every d_k; unscaled medians 0.32, 0.17, 0.020, 0.0037, 0.0003 and shares below 0.01 of 4, 18,
+// 44, 56 and 66 % at d_k = 16, 64, 256, 512, 1024. Over 1,000 rows a share has a standard error
+// of at most 1.6 points: the checks allow 5 points.
+TEST_CASE("the row study reproduces the lesson's gradient collapse, from d_k = 64 on") {
+  struct Expect { std::size_t dk; double median_lo, median_hi, share; };
+  for (const Expect e : {Expect{16, 0.27, 0.38, 0.04}, Expect{64, 0.12, 0.24, 0.18}, Expect{256, 0.012, 0.032, 0.44},
+                         Expect{512, 0.0015, 0.008, 0.56}, Expect{1024, 0.00005, 0.0012, 0.66}}) {
+    attn::RowStudyOptions o;
+    o.dk = e.dk;
+    const attn::RowStudy r = attn::scaling_row_study(o);
+    CAPTURE(e.dk);
+    MESSAGE("d_k " << e.dk << ": unscaled median " << r.gradient_unscaled.quartiles.median << " ["
+                   << r.gradient_unscaled.quartiles.q1 << ", " << r.gradient_unscaled.quartiles.q3 << "], "
+                   << r.gradient_unscaled.share_below * 100 << " % below 0.01; scaled median "
+                   << r.gradient_scaled.quartiles.median << "; entropy " << r.entropy_unscaled.mean << " / "
+                   << r.entropy_scaled.mean << " nats");
+    CHECK(r.gradient_unscaled.quartiles.median > e.median_lo);
+    CHECK(r.gradient_unscaled.quartiles.median < e.median_hi);
+    CHECK(std::fabs(r.gradient_unscaled.share_below - e.share) < 0.05);
+    CHECK(r.gradient_scaled.quartiles.median == doctest::Approx(0.18).epsilon(0.1));
+    CHECK(r.gradient_scaled.share_below < 0.02);
+    CHECK(r.gradient_unscaled.quartiles.q1 <= r.gradient_unscaled.quartiles.median);
+    CHECK(r.gradient_unscaled.quartiles.median <= r.gradient_unscaled.quartiles.q3);
+    CHECK(r.entropy_unscaled.mean < r.entropy_scaled.mean);
+    CHECK(r.entropy_scaled.quartiles.q3 <= r.max_entropy);
+  }
+  // Partly saturated still passes gradient: at d_k = 4 and 16 the unscaled median is larger.
+  for (std::size_t dk : {4u, 16u}) {
+    attn::RowStudyOptions o;
+    o.dk = dk;
+    const attn::RowStudy r = attn::scaling_row_study(o);
+    CAPTURE(dk);
+    CHECK(r.gradient_unscaled.quartiles.median > r.gradient_scaled.quartiles.median);
+  }
+}
+
+// ‖q‖·z against the definition: literal dot products of sampled q and k, through the reference,
+// compared by the shares of rows below three thresholds (the whole distribution, where a median
+// alone can sit on a flat stretch: at d_k = 64 the middle half spans 0.03 to 0.39). Over 800
+// rows a share's standard error is at most 1.8 points; the checks allow 6.
+TEST_CASE("the row study's sampling of q·k agrees with literal dot products") {
+  for (std::size_t dk : {2u, 64u, 256u}) {
+    for (double threshold : {0.001, 0.01, 0.1}) {
+      attn::RowStudyOptions o;
+      o.dk = dk;
+      o.rows = 800;
+      o.threshold = threshold;
+      const attn::RowStudy study = attn::scaling_row_study(o);
+      attn::Rng rng(99);
+      std::size_t below = 0;
+      std::vector<double> row(o.row);
+      for (std::size_t r = 0; r < o.rows; ++r) {
+        for (double& s : row) {
+          double dot = 0.0;
+          for (std::size_t t = 0; t < dk; ++t) dot += rng.normal() * rng.normal();
+          s = dot;
+        }
+        below += attn::reference::softmax_jacobian_norm_ref(row.data(), row.size()) < threshold ? 1 : 0;
+      }
+      const double share = double(below) / double(o.rows);
+      CAPTURE(dk);
+      CAPTURE(threshold);
+      MESSAGE("d_k " << dk << ", below " << threshold << ": " << study.gradient_unscaled.share_below
+                     << " (literal " << share << ")");
+      CHECK(std::fabs(study.gradient_unscaled.share_below - share) < 0.06);
+    }
+  }
+}
+
+TEST_CASE("the row study is deterministic per seed and d_k, and checks its options") {
+  attn::RowStudyOptions o;
+  o.dk = 8;
+  o.rows = 50;
+  const attn::RowStudy a = attn::scaling_row_study(o), b = attn::scaling_row_study(o);
+  CHECK(a.gradient_unscaled.quartiles.median == b.gradient_unscaled.quartiles.median);
+  CHECK(a.entropy_scaled.mean == b.entropy_scaled.mean);
+  o.seed = 1;
+  CHECK(attn::scaling_row_study(o).gradient_unscaled.mean != a.gradient_unscaled.mean);
+  CHECK(a.uniform_gradient == doctest::Approx(std::sqrt(63.0) / 64.0));
+  CHECK(a.max_entropy == doctest::Approx(std::log(64.0)).epsilon(1e-15));
+  // One row: every quartile is that row.
+  o.rows = 1;
+  const attn::RowStudy one = attn::scaling_row_study(o);
+  CHECK(one.gradient_scaled.quartiles.q1 == one.gradient_scaled.quartiles.q3);
+  CHECK(one.gradient_scaled.mean == one.gradient_scaled.quartiles.median);
+
+  attn::RowStudyOptions bad;
+  bad.dk = 1025;
+  CHECK_THROWS_WITH_AS(attn::scaling_row_study(bad), "dk must be a whole number from 1 to 1024, got 1025", attn::Error);
+  bad = {};
+  bad.rows = 0;
+  CHECK_THROWS_AS(attn::scaling_row_study(bad), attn::Error);
+  bad = {};
+  bad.row = 1;
+  CHECK_THROWS_AS(attn::scaling_row_study(bad), attn::Error);
+  bad = {};
+  bad.threshold = 0.0;
+  CHECK_THROWS_AS(attn::scaling_row_study(bad), attn::Error);
 }
