@@ -72,7 +72,9 @@ RowMeasure measure(std::vector<double> x, double threshold) {
 
 }  // namespace
 
-double softmax_jacobian_norm(const double* s, std::size_t n) {
+double softmax_jacobian_norm(const double* s, std::size_t n) { return softmax_row_measures(s, n).jacobian_norm; }
+
+SoftmaxRowMeasures softmax_row_measures(const double* s, std::size_t n) {
   if (n == 0) throw Error("a softmax row needs at least one score");
   std::size_t m = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -82,7 +84,7 @@ double softmax_jacobian_norm(const double* s, std::size_t n) {
     }
     if (s[i] > s[m]) m = i;
   }
-  if (s[m] == -std::numeric_limits<double>::infinity()) return 0.0;  // every key hidden: p = 0
+  if (s[m] == -std::numeric_limits<double>::infinity()) return {};  // every key hidden: p = 0
   // e_j = exp(s_j − s_max) ≤ 1, e_max = 1; rest = the others' sum, so 1 − p_max = rest/(1 + rest)
   // without the cancellation of 1 − p_max when p_max rounds to 1.
   std::vector<double> e(n);
@@ -91,8 +93,18 @@ double softmax_jacobian_norm(const double* s, std::size_t n) {
     e[j] = j == m ? 1.0 : portable_exp(s[j] - s[m]);
     if (j != m) rest += e[j];
   }
-  if (rest == 0.0) return 0.0;  // one-hot to double precision: the Jacobian is 0
+  if (rest == 0.0) return {};  // one-hot to double precision: the Jacobian and the entropy are 0
   const double z = 1.0 + rest, pm = 1.0 / z, w = rest / z;  // w = 1 − p_max
+  // H = −Σ p_j ln p_j = ln z − Σ p_j (s_j − s_max), two terms ≥ 0 added; hidden keys add nothing.
+  SoftmaxRowMeasures out;
+  double spread = 0.0;
+  for (std::size_t j = 0; j < n; ++j) {
+    if (j != m && e[j] > 0.0) spread += (e[j] / z) * (s[j] - s[m]);
+  }
+  // ln z = ln(1 + rest) by Goldberg's log1p (exact to a few ulp where 1 + rest rounds), so a
+  // nearly one-hot row keeps the digits of its tiny entropy.
+  const double log_z = z == 1.0 ? rest : portable_log(z) * rest / (z - 1.0);
+  out.entropy = log_z - spread;
   // ‖J‖² = Σ_i p_i²·((1 − p_i)² + Σ_{k≠i} p_k²). With r_j = e_j/rest = p_j/w for j ≠ max (so the
   // r_j sum to 1 and cannot underflow while w is representable), every term has a factor w²,
   // taken out before the square root: ‖J‖ = w·√B.
@@ -107,7 +119,8 @@ double softmax_jacobian_norm(const double* s, std::size_t n) {
     const double r = e[j] / rest, p = e[j] / z;  // p_j ≤ p_max, so 1 − p_j ≥ ½: no cancellation
     b += r * r * ((1.0 - p) * (1.0 - p) + pm * pm + (rest2 - p * p));
   }
-  return w * std::sqrt(b);
+  out.jacobian_norm = w * std::sqrt(b);
+  return out;
 }
 
 RowStudy scaling_row_study(const RowStudyOptions& options) {
@@ -129,11 +142,11 @@ RowStudy scaling_row_study(const RowStudyOptions& options) {
       s[j] = norm_q * rng.normal();
       scaled[j] = s[j] / root;
     }
-    grad_u[r] = softmax_jacobian_norm(s.data(), n);
-    grad_s[r] = softmax_jacobian_norm(scaled.data(), n);
-    const std::vector<double> pu = softmax(s.data(), n), ps = softmax(scaled.data(), n);
-    ent_u[r] = entropy(pu.data(), n);
-    ent_s[r] = entropy(ps.data(), n);
+    const SoftmaxRowMeasures u = softmax_row_measures(s.data(), n), c = softmax_row_measures(scaled.data(), n);
+    grad_u[r] = u.jacobian_norm;
+    grad_s[r] = c.jacobian_norm;
+    ent_u[r] = u.entropy;
+    ent_s[r] = c.entropy;
   }
   RowStudy study;
   study.options = options;

@@ -57,6 +57,16 @@ struct ScalingResult {
 // n = 0, NaN or +inf.
 double softmax_jacobian_norm(const double* scores, std::size_t n);
 
+// Both measures of one row from one pass of exponentials: the Jacobian's norm as above and the
+// entropy of softmax(scores) in nats (as entropy(softmax(scores)) of statistics.hpp, from
+// ln p_j = (s_j − s_max) − ln Σ_k e^{s_k − s_max}: one logarithm a row, not one a score). A row
+// that is all -inf has weights 0 and gives 0 for both. Throws as softmax_jacobian_norm.
+struct SoftmaxRowMeasures {
+  double jacobian_norm = 0.0;
+  double entropy = 0.0;
+};
+SoftmaxRowMeasures softmax_row_measures(const double* scores, std::size_t n);
+
 struct RowStudyOptions {
   std::size_t dk = 64;       // 1..limits::kMaxScalingDk
   std::size_t rows = 1000;   // 1..limits::kMaxScalingRows

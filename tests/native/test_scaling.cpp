@@ -10,10 +10,9 @@
 // 22.63 ± 5·0.160.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-
-#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -155,6 +154,8 @@ TEST_CASE("the softmax Jacobian's norm matches its closed forms, also where the 
   CHECK(attn::softmax_jacobian_norm(far, 3) == 0.0);
   CHECK(attn::softmax_jacobian_norm(hidden, 3) == doctest::Approx(0.5).epsilon(1e-14));  // two equal keys
   CHECK(attn::softmax_jacobian_norm(none, 2) == 0.0);
+  CHECK(attn::softmax_row_measures(none, 2).entropy == 0.0);
+  CHECK(attn::softmax_row_measures(hidden, 3).entropy == doctest::Approx(std::log(2.0)).epsilon(1e-14));
   const double nan = std::numeric_limits<double>::quiet_NaN(), bad[2] = {0.0, nan}, plus[2] = {inf, 0.0};
   CHECK_THROWS_AS(attn::softmax_jacobian_norm(bad, 2), attn::Error);
   CHECK_THROWS_AS(attn::softmax_jacobian_norm(plus, 2), attn::Error);
@@ -185,6 +186,11 @@ TEST_CASE("the softmax Jacobian's norm agrees with the long-double reference on 
         const double rel = std::fabs(got - want) / want;
         worst = std::max(worst, rel);
         CHECK(rel < 1e-12);
+        // The entropy from the same pass, against the long-double entropy of the softmax.
+        const double entropy = attn::reference::softmax_entropy_ref(row.data(), n);
+        CHECK(attn::softmax_row_measures(row.data(), n).entropy ==
+              doctest::Approx(entropy).epsilon(1e-12).scale(1e-300));
+        CHECK(attn::softmax_row_measures(row.data(), n).jacobian_norm == got);
         // Adding a constant to a row changes its softmax, and so its Jacobian, not at all.
         for (double& x : row) x += 17.0;
         CHECK(attn::softmax_jacobian_norm(row.data(), n) == doctest::Approx(got).epsilon(1e-12));
