@@ -259,6 +259,40 @@ val scaling_experiment(val args) {
   });
 }
 
+val row_measure(const attn::RowMeasure& m, bool share) {
+  val out = val::object();
+  out.set("q1", m.quartiles.q1);
+  out.set("median", m.quartiles.median);
+  out.set("q3", m.quartiles.q3);
+  out.set("mean", m.mean);
+  if (share) out.set("shareBelow", m.share_below);
+  return out;
+}
+
+// args: { dk, rows, row, seed, threshold }
+val scaling_row_study(val args) {
+  return guarded([&] {
+    attn::RowStudyOptions o;
+    o.dk = size_arg(args, "dk");
+    o.rows = size_arg(args, "rows");
+    o.row = size_arg(args, "row");
+    o.seed = seed_arg(args);
+    o.threshold = args["threshold"].as<double>();
+    const attn::RowStudy r = attn::scaling_row_study(o);
+    val gradient = val::object(), entropy = val::object();
+    gradient.set("unscaled", row_measure(r.gradient_unscaled, true));
+    gradient.set("scaled", row_measure(r.gradient_scaled, true));
+    gradient.set("uniform", r.uniform_gradient);
+    entropy.set("unscaled", row_measure(r.entropy_unscaled, false));
+    entropy.set("scaled", row_measure(r.entropy_scaled, false));
+    entropy.set("max", r.max_entropy);
+    val out = val::object();
+    out.set("gradient", gradient);
+    out.set("entropy", entropy);
+    return out;
+  });
+}
+
 // args: { kind, sentence (undefined: the lesson's default sentence) }
 val constructed_head(val args) {
   return guarded([&] {
@@ -445,6 +479,7 @@ val limits() {
   out.set("maxScalingPairs", double(attn::limits::kMaxScalingPairs));
   out.set("maxScalingBins", double(attn::limits::kMaxScalingBins));
   out.set("maxScalingRow", double(attn::limits::kMaxScalingRow));
+  out.set("maxScalingRows", double(attn::limits::kMaxScalingRows));
   out.set("maxTimingN", double(attn::limits::kMaxTimingN));
   out.set("maxTimingRepeats", double(attn::limits::kMaxTimingRepeats));
   out.set("maxConstructTokens", double(attn::limits::kMaxConstructTokens));
@@ -466,6 +501,7 @@ EMSCRIPTEN_BINDINGS(attention_calc) {
   emscripten::function("normalMatrix", &normal_matrix);
   emscripten::function("entropy", &entropy);
   emscripten::function("scalingExperiment", &scaling_experiment);
+  emscripten::function("scalingRowStudy", &scaling_row_study);
   emscripten::function("constructedHead", &constructed_head);
   emscripten::function("timeAttention", &time_attention);
   emscripten::function("prepareOutput", &prepare_output);

@@ -284,6 +284,56 @@ export interface ScalingExperimentResult {
   };
 }
 
+export interface ScalingRowStudyOptions {
+  /** Length of q and k, 1 to limits().maxScalingDk. */
+  dk: number;
+  /** Rows sampled, 1 to limits().maxScalingRows. Default 2000. */
+  rows?: number;
+  /** Scores per row, 2 to limits().maxScalingRow. Default 64. */
+  row?: number;
+  /** Seed of the core's generator, a whole number ≥ 0. Default 0. */
+  seed?: number;
+  /** A row "passes almost no gradient" below this ‖∂softmax/∂s‖_F. A finite number > 0; default 0.01. */
+  threshold?: number;
+}
+
+/** A per-row quantity over the rows: quartiles (NumPy's linear method) and mean. */
+export interface RowQuartiles {
+  q1: number;
+  median: number;
+  q3: number;
+  mean: number;
+}
+
+export interface RowGradient extends RowQuartiles {
+  /** The share of rows (0 to 1) whose ‖∂softmax/∂s‖_F is below the threshold. */
+  shareBelow: number;
+}
+
+export interface ScalingRowStudyResult {
+  dk: number;
+  rows: number;
+  row: number;
+  seed: number;
+  threshold: number;
+  /** ‖∂softmax/∂s‖_F = √(Σ_ij (p_i(δ_ij − p_j))²) per row. */
+  gradient: {
+    /** softmax(s). Collapses towards 0 from dk ≈ 64 on. */
+    unscaled: RowGradient;
+    /** softmax(s/√dk). About 0.18 at every dk for 64 scores. */
+    scaled: RowGradient;
+    /** √(row − 1)/row: the norm of a uniform row. */
+    uniform: number;
+  };
+  /** Entropy in nats per row. */
+  entropy: {
+    unscaled: RowQuartiles;
+    scaled: RowQuartiles;
+    /** ln(row): the entropy of a uniform row, the upper bound. */
+    max: number;
+  };
+}
+
 export type HeadKind = 'previous-token' | 'first-token' | 'same-token';
 
 export interface ConstructedHead {
@@ -431,6 +481,8 @@ export interface Limits {
   maxScalingPairs: number;
   maxScalingBins: number;
   maxScalingRow: number;
+  /** scalingRowStudy's rows: 100000. */
+  maxScalingRows: number;
   /** timeAttention's n (2048) and repeats (1000). */
   maxTimingN: number;
   maxTimingRepeats: number;
@@ -511,6 +563,8 @@ export interface Attention {
   entropy(weights: NumberList): number;
   /** The lesson's √d_k experiment, sampled in the core. */
   scalingExperiment(options: ScalingExperimentOptions): ScalingExperimentResult;
+  /** The √d_k lab's gradients and entropies over many rows; see ScalingRowStudyResult. */
+  scalingRowStudy(options: ScalingRowStudyOptions): ScalingRowStudyResult;
   /**
    * The "construct a head" lab. sentence: split on whitespace, 1 to limits().maxConstructTokens tokens; default
    * "The cat sat on the mat because it was tired".

@@ -401,6 +401,34 @@ class Attention {
   }
 
   /**
+   * The √d_k lab's *why*, over many rows: `rows` rows of `row` scores s = q·k (q, k of length dk,
+   * standard normal), each through the softmax unscaled and divided by √dk; per row the size of
+   * the softmax's Jacobian ‖∂softmax/∂s‖_F and the entropy, summarised by quartiles and mean, and
+   * for the gradient the share of rows below `threshold`. See attention.d.ts for the result.
+   * @param {{ dk: number, rows?: number, row?: number, seed?: number, threshold?: number }} options
+   *   dk 1 to limits().maxScalingDk; rows 1 to maxScalingRows (default 2000); row 2 to
+   *   maxScalingRow (default 64); seed ≥ 0 (default 0); threshold > 0 (default 0.01).
+   */
+  scalingRowStudy(options) {
+    const o = optionsOf(options, 'scalingRowStudy', '{ dk }');
+    const L = this.#limits;
+    const args = {
+      dk: argument('dk', () => toRange(o.dk, 'dk', 1, L.maxScalingDk)),
+      rows: argument('rows', () => toRange(withDefault(o.rows, 2000), 'rows', 1, L.maxScalingRows)),
+      row: argument('row', () => toRange(withDefault(o.row, 64), 'row', 2, L.maxScalingRow)),
+      seed: argument('seed', () => toSeed(withDefault(o.seed, 0), this.#sizes)),
+      threshold: argument('threshold', () => toPositive(withDefault(o.threshold, 0.01), 'threshold')),
+    };
+    const raw = unwrap(this.#core.scalingRowStudy(args));
+    const measure = ({ q1, median, q3, mean, shareBelow }) => (shareBelow === undefined ? { q1, median, q3, mean } : { q1, median, q3, mean, shareBelow });
+    return {
+      ...args,
+      gradient: { unscaled: measure(raw.gradient.unscaled), scaled: measure(raw.gradient.scaled), uniform: raw.gradient.uniform },
+      entropy: { unscaled: measure(raw.entropy.unscaled), scaled: measure(raw.entropy.scaled), max: raw.entropy.max },
+    };
+  }
+
+  /**
    * "Construct a head": the sentence's tokens as features (one-hot position, then one-hot
    * lower-cased token), and constructed (not learned) W_Q, W_K for a previous-token,
    * first-token ("attention sink") or same-token head, to use with a causal mask.

@@ -112,6 +112,46 @@ for (const build of BUILDS) {
       }
     });
 
+    // The issue's NumPy figures over 2,000 rows of 64 scores: scaled medians 0.18 at every d_k;
+    // unscaled 0.17 with 18 % of rows below 0.01 at d_k = 64, 0.0003 with 66 % at 1024. A share
+    // over 2,000 rows has a standard error of at most 1.1 points: 5 points are allowed.
+    it('scalingRowStudy: the gradient collapses unscaled from d_k = 64 on, and stays scaled', () => {
+      const at = (dk) => attn.scalingRowStudy({ dk });
+      const d64 = at(64), d1024 = at(1024), d16 = at(16);
+      assert.equal(d64.rows, 2000);
+      assert.equal(d64.threshold, 0.01);
+      assert.ok(Math.abs(d64.gradient.unscaled.shareBelow - 0.18) < 0.05, `d_k 64: ${d64.gradient.unscaled.shareBelow}`);
+      assert.ok(Math.abs(d1024.gradient.unscaled.shareBelow - 0.66) < 0.05, `d_k 1024: ${d1024.gradient.unscaled.shareBelow}`);
+      assert.ok(d1024.gradient.unscaled.median < 0.001);
+      assert.ok(d16.gradient.unscaled.median > d16.gradient.scaled.median, 'partly saturated still passes gradient');
+      for (const r of [d16, d64, d1024]) {
+        assert.ok(Math.abs(r.gradient.scaled.median - 0.18) < 0.02, `scaled median at ${r.dk}: ${r.gradient.scaled.median}`);
+        const g = r.gradient.unscaled;
+        assert.ok(g.q1 <= g.median && g.median <= g.q3);
+        assert.ok(r.entropy.unscaled.mean < r.entropy.scaled.mean && r.entropy.scaled.q3 <= r.entropy.max);
+      }
+      assert.ok(Math.abs(d64.gradient.uniform - Math.sqrt(63) / 64) < 1e-15);
+      // The entropy over rows: at d_k = 4 the mean is far from one-hot (one row said 0.08 nats).
+      assert.ok(at(4).entropy.unscaled.mean > 1.5);
+    });
+
+    it('scalingRowStudy: deterministic per seed, the same in both builds, options checked', () => {
+      const a = attn.scalingRowStudy({ dk: 8, rows: 50, seed: 3, row: 10, threshold: 0.1 });
+      assert.deepEqual(attn.scalingRowStudy({ dk: 8, rows: 50, seed: 3, row: 10, threshold: 0.1 }), a);
+      assert.notDeepEqual(attn.scalingRowStudy({ dk: 8, rows: 50, seed: 4, row: 10, threshold: 0.1 }).gradient, a.gradient);
+      // The core's numbers for seed 0 at d_k = 64 (test_scaling.cpp prints them natively too).
+      assert.equal(attn.scalingRowStudy({ dk: 64, rows: 1000 }).gradient.unscaled.shareBelow, 0.188);
+      for (const [options, message] of [
+        [{}, 'dk must be a whole number from 1 to 1024 (got undefined)'],
+        [{ dk: 4, rows: 0 }, 'rows must be a whole number from 1 to 100000 (got 0)'],
+        [{ dk: 4, row: 257 }, 'row must be a whole number from 2 to 256 (got 257)'],
+        [{ dk: 4, threshold: 0 }, 'threshold must be a finite number greater than 0 (got 0)'],
+        [{ dk: 4, threshold: NaN }, 'threshold must be a finite number greater than 0 (got NaN)'],
+      ]) {
+        assert.throws(() => attn.scalingRowStudy(options), { message });
+      }
+    });
+
     it('constructedHead: the presets give their pattern through multiHead with h = 1', () => {
       for (const kind of ['previous-token', 'first-token', 'same-token']) {
         const h = attn.constructedHead({ kind });
