@@ -269,6 +269,35 @@ describe('issue 14: look inside a trained model', () => {
     assert.deepEqual(problems, []);
   });
 
+  // Issue 25 §5: a hatch stroke in each of 465 hidden cells cluttered the 31 × 31 maps.
+  it('the causal mask is one flat grey staircase over the hidden cells, not a hatch of strokes', async () => {
+    await open();
+    const m = map('Layer 1 head 1');
+    const check = await m.evaluate((svg) => {
+      const mask = svg.querySelectorAll('path.masked');
+      const cells = [...svg.querySelectorAll('rect')];
+      const n = Math.round(Math.sqrt(cells.length - 3)); // n × n cells, the legend, focus row, cursor
+      const wrong = [];
+      const path = mask[0];
+      for (let i = 0; i < n; i++) {
+        for (let j = 0; j < n; j++) {
+          const r = cells[i * n + j];
+          const point = svg.createSVGPoint();
+          point.x = Number(r.getAttribute('x')) + Number(r.getAttribute('width')) / 2;
+          point.y = Number(r.getAttribute('y')) + Number(r.getAttribute('height')) / 2;
+          if (path.isPointInFill(point) !== j > i) wrong.push(`${i},${j}`);
+        }
+      }
+      return { paths: mask.length, moves: (path.getAttribute('d').match(/M/g) ?? []).length, stroke: getComputedStyle(path).stroke, n, wrong: wrong.slice(0, 5) };
+    });
+    assert.equal(check.paths, 1);
+    assert.equal(check.moves, 1, 'one region, not a stroke per cell');
+    assert.equal(check.stroke, 'none');
+    assert.ok(check.n > 20, `${check.n} tokens`);
+    assert.deepEqual(check.wrong, [], 'it covers exactly the cells above the diagonal');
+    assert.deepEqual(problems, []);
+  });
+
   it('each heatmap has a text alternative: the top weights of every token', async () => {
     await open();
     const text = await textBox().inputValue();

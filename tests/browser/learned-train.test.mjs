@@ -388,6 +388,84 @@ describe('issue 14: the training panel against a stand-in worker', () => {
     assert.deepEqual(problems, []);
   });
 
+  // Issue 25 §3: the head size of the comparison is the learner's choice; 16 stays the shipped model.
+  it('the comparison trains both models at the chosen head size (d_k = 64: 2 heads of d_model 128), says what that costs, and keeps the default run the shipped size', async () => {
+    await openPanel(page, context, env.url);
+    const size = training(page).getByLabel('Head size for the comparison');
+    assert.deepEqual(await size.locator('option').allTextContents(), [
+      'dₖ = 16 (2 heads, d_model 32: the shipped size)', 'dₖ = 64 (2 heads, d_model 128, like GPT-2\'s heads)', 'dₖ = 128 (1 head, d_model 128)']);
+    assert.match(await read(page, '.train-size-cost'), /Larger heads cost time: .*10 times the work/);
+    // The default run: the shipped size, as createTrainer's defaults (no sizes sent).
+    await training(page).getByRole('button', { name: 'Train in this browser' }).click();
+    const start = () => page.evaluate((k) => window.fakeWorkers[k].posted.find((m) => m.type === 'start'), 0);
+    assert.deepEqual((await start()).models, [{ key: 'sqrt', scale: 'sqrt' }]);
+    // Choosing 64 while it trains, then Compare: both models start again at that size.
+    await size.selectOption('64');
+    await training(page).getByRole('button', { name: 'Compare: no √d_k scaling' }).click();
+    assert.equal(await page.evaluate(() => window.fakeWorkers[0].terminated), true);
+    const second = await page.evaluate(() => window.fakeWorkers[1].posted.find((m) => m.type === 'start'));
+    assert.deepEqual(second.models, [{ key: 'sqrt', scale: 'sqrt', heads: 2, dModel: 128 }, { key: 'none', scale: 'none', heads: 2, dModel: 128 }]);
+    assert.match(await read(page, '.train-status'), /with and without the √d_k scale, with heads of d_k = 64/);
+    assert.equal(await size.isDisabled(), true, 'the size compared stays until Reset');
+    await training(page).getByRole('button', { name: 'Reset' }).click();
+    assert.equal(await size.isDisabled(), false);
+    // From idle at 128: one head of d_model 128.
+    await size.selectOption('128');
+    await training(page).getByRole('button', { name: 'Compare: no √d_k scaling' }).click();
+    const third = await page.evaluate(() => window.fakeWorkers[2].posted.find((m) => m.type === 'start'));
+    assert.deepEqual(third.models.map((m) => [m.heads, m.dModel]), [[1, 128], [1, 128]]);
+    assert.deepEqual(problems, []);
+  });
+
+  // Issue 25 §5: the summary's losses and the goals' ratio came from different strings, unsaid.
+  it('the summary says its losses are the training batches\', and the goals row shows the two losses its ratio divides, on the goals\' strings', async () => {
+    await openPanel(page, context, env.url);
+    await training(page).getByRole('button', { name: 'Train in this browser' }).click();
+    await deliver(0, { type: 'ready' });
+    await deliver(0, { type: 'progress', key: 'sqrt', step: 250, loss: 2, lossFirstCopy: 3.39, lossSecondCopy: 0.53, stepsPerSecond: 100, seconds: 2.5 });
+    const goals = { previousToken: 0.9, induction: 0.9, firstToken: 0.5, ratio: 0.1, lossFirstCopy: 3.3, lossSecondCopy: 0.33 };
+    await deliver(0, { type: 'check', key: 'sqrt', step: 250, goals, met: true, config: { layers: 2, heads: 2, dModel: 32, context: 33, vocabulary: 'abcdefghijklmnopqrstuvwxyz ' } });
+    await page.waitForFunction(() => document.querySelector('attention-calc').shadowRoot.querySelector('.train-goals tbody')?.children.length === 4);
+    assert.match(await read(page, '.train-summary'), /on its training batches \(the mean of the last 50 steps'\), first copy 3\.39 nats, second copy 0\.53 nats/);
+    assert.match(await read(page, '.train-goals caption'), /on 64 generated strings of distinct letters: other strings than the training batches/);
+    assert.match(await read(page, '.train-goals tbody tr:last-child'), /on these strings.*10 % \(0\.33 \/ 3\.30 nats\) ✓ met/);
+    assert.deepEqual(problems, []);
+  });
+
+  it('the phase-change labels sit above the curves and cross none of them', async () => {
+    await openPanel(page, context, env.url);
+    await training(page).getByRole('button', { name: 'Compare: no √d_k scaling' }).click();
+    await deliver(0, { type: 'ready' });
+    const config = { layers: 2, heads: 2, dModel: 32, context: 33, vocabulary: 'abcdefghijklmnopqrstuvwxyz ' };
+    for (const key of ['sqrt', 'none']) await deliver(0, { type: 'check', key, step: 0, goals: { previousToken: 0, induction: 0, firstToken: 0, ratio: 1 }, met: false, config });
+    // The curves of the run the issue saw: drops at 650 and 800, the second copy then low.
+    for (let step = 50; step <= 2500; step += 50) {
+      for (const [key, drop] of [['none', 650], ['sqrt', 800]]) {
+        const second = step < drop ? 3.3 : 0.5 + 2 * Math.exp(-(step - drop) / 200);
+        await deliver(0, { type: 'progress', key, step, loss: 2, lossFirstCopy: 3.35, lossSecondCopy: second, stepsPerSecond: 100, seconds: step / 100 });
+      }
+    }
+    const chart = training(page).getByRole('img', { name: /^Training loss against steps/ });
+    await chart.locator('.chart-label', { hasText: 'drop at 800' }).waitFor();
+    const crossings = await chart.evaluate((svg) => {
+      const labels = [...svg.querySelectorAll('.chart-label')].filter((t) => /drop at/.test(t.textContent)).map((t) => ({ text: t.textContent, box: t.getBBox() }));
+      const found = [];
+      for (const path of svg.querySelectorAll('path.loss-line')) {
+        const length = path.getTotalLength();
+        for (let at = 0; at <= length; at += 1) {
+          const p = path.getPointAtLength(at);
+          for (const { text, box } of labels) {
+            if (p.x >= box.x && p.x <= box.x + box.width && p.y >= box.y && p.y <= box.y + box.height) found.push(`${text} at ${p.x.toFixed(0)},${p.y.toFixed(0)}`);
+          }
+        }
+      }
+      return { labels: labels.length, found: [...new Set(found.map((f) => f.split(' at ')[0]))] };
+    });
+    assert.equal(crossings.labels, 2);
+    assert.deepEqual(crossings.found, []);
+    assert.deepEqual(problems, []);
+  });
+
   it('a learned panel hidden by `panels` stops training, and goes on when shown again', async () => {
     await openPanel(page, context, env.url);
     await training(page).getByRole('button', { name: 'Train in this browser' }).click();

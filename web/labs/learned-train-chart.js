@@ -4,8 +4,10 @@
 // in words, so colour is never the only cue. Text uses currentColor and follows the theme.
 import { svg } from '../calc/dom.js';
 
-const W = 360, H = 210, LEFT = 40, RIGHT = 14, TOP = 12, BOTTOM = 38;
-const PLOT_W = W - LEFT - RIGHT, PLOT_H = H - TOP - BOTTOM;
+// The phase-change labels sit in a band of their own above the plot, one line each, so they never
+// cross a curve (inside the plot they lay over the second copy's low loss after the drop).
+const W = 360, PLOT_H = 160, LEFT = 40, RIGHT = 14, BOTTOM = 38, LABEL_LINE = 12;
+const PLOT_W = W - LEFT - RIGHT;
 
 const niceStep = (max) => {
   const raw = max / 4, p = 10 ** Math.floor(Math.log10(raw));
@@ -29,6 +31,7 @@ export function swatch(series) {
  * @param {string} o.label       the accessible name
  */
 export function lossChart({ series, steps, chance, chanceText, markers = [], label }) {
+  const TOP = 8 + markers.length * LABEL_LINE, H = TOP + PLOT_H + BOTTOM;
   const values = series.flatMap((s) => s.points.map((p) => p.value)).filter(Number.isFinite);
   const xStep = niceStep(Math.max(steps, 500)), xMax = Math.ceil(Math.max(steps, 500) / xStep) * xStep;
   const yMax = Math.ceil(Math.max(chance, ...values) * 2) / 2;
@@ -63,10 +66,10 @@ export function lossChart({ series, steps, chance, chanceText, markers = [], lab
   }
   // Labels last, over the lines.
   root.append(svg('text', { x: LEFT + PLOT_W - 2, y: Y(chance) + 11, 'text-anchor': 'end', fill: 'currentColor', class: 'chart-label', text: chanceText }));
-  markers.forEach((m, i) => { // labels stacked upwards from the axis, so two never overlap
-    const x = X(m.step), right = x > LEFT + PLOT_W * 0.6, y = TOP + PLOT_H - 6 - i * 12;
+  markers.forEach((m, i) => { // one line each in the band above the plot, its mark reaching up to it
+    const x = X(m.step), right = x > LEFT + PLOT_W * 0.6, y = 4 + (i + 1) * LABEL_LINE - 3;
     root.append(
-      svg('line', { x1: x, x2: x, y1: TOP, y2: TOP + PLOT_H, stroke: 'currentColor', 'stroke-opacity': 0.6, 'stroke-dasharray': '3 2' }),
+      svg('line', { x1: x, x2: x, y1: y + 2, y2: TOP + PLOT_H, stroke: 'currentColor', 'stroke-opacity': 0.6, 'stroke-dasharray': '3 2', class: 'phase-mark' }),
       svg('text', { x: x + (right ? -3 : 3), y, 'text-anchor': right ? 'end' : 'start', fill: 'currentColor', class: 'chart-label', text: m.text }));
   });
   return root;

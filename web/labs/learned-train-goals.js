@@ -34,7 +34,7 @@ const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 /**
  * Over `count` generated strings: the best layer-1 previousToken, the best layer-2 induction,
  * the best firstToken (head means over the strings), and the second copy's mean loss over the
- * first copy's (neither counting its first token, which nothing predicts).
+ * first copy's (neither counting its first token, which nothing predicts), with both means.
  */
 export function measureGoals(model, seed, count) {
   const random = generator(seed);
@@ -60,6 +60,8 @@ export function measureGoals(model, seed, count) {
     induction: Math.max(...sums.slice(heads, 2 * heads).map((s) => s.induction)),
     firstToken: Math.max(...sums.map((s) => s.firstToken)),
     ratio: mean(second) / mean(first),
+    lossFirstCopy: mean(first), // the ratio's two terms, on these strings (nats)
+    lossSecondCopy: mean(second),
   };
 }
 

@@ -3,8 +3,8 @@
 // one model, or two side by side (scale 'sqrt' and the lesson's pitfall 'none'), a chunk of steps
 // each in turn, and reads its messages between chunks: that is how stop takes effect.
 //
-// Messages in:  { type: 'start', baseUrl, simd, seed, models: [{ key, scale }], text }
-//               { type: 'add', model: { key, scale } }   { type: 'pause' }   { type: 'resume' }
+// Messages in:  { type: 'start', baseUrl, simd, seed, models: [{ key, scale, heads?, dModel? }], text }
+//               { type: 'add', model: { key, scale, heads?, dModel? } }   (sizes: createTrainer's defaults unless given)   { type: 'pause' }   { type: 'resume' }
 //               { type: 'text', text }
 // Messages out: { type: 'ready', simd }  { type: 'progress', key, step, loss, lossFirstCopy,
 //               lossSecondCopy, stepsPerSecond, seconds }  { type: 'run', key, step, run }
@@ -72,9 +72,9 @@ async function handle(message) {
   }
 }
 
-function add({ key, scale }) {
+function add({ key, scale, heads, dModel }) {
   if (models.has(key)) return;
-  const trainer = attn.createTrainer({ seed, scale });
+  const trainer = attn.createTrainer({ seed, scale, heads, dModel });
   const m = { key, scale, trainer, snapshot: null, snapshotStep: 0, step: 0, state: 'training', seconds: 0, chunkStart: null, sums: null, window: null };
   models.set(key, m);
   resetWindow(m);
