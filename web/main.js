@@ -36,27 +36,79 @@ function say(message) {
   notice.hidden = !message;
 }
 
-// A link's state, or the worked example (and a note) when the hash cannot be read. A hash that
-// names a section of the page (#cost) is a place to scroll to, not a state.
-function applyHash() {
-  if (/^#[a-z-]+$/.test(location.hash) && document.getElementById(location.hash.slice(1))) return;
-  const { state, error } = fromHash(location.hash);
+// The hash: an optional section of the page, then the calculator's state, #cost&q=…&k=…, so that
+// the page's own section links keep the learner's work and a teacher's link can open at a lab
+// with a state. Old links still open: a state alone (#q=…) at the top, a section alone (#cost).
+const main = document.querySelector('main');
+const sectionNamed = (name) => {
+  const element = document.getElementById(name);
+  return element?.parentElement === main ? element : null;
+};
+function readHash(hash) {
+  const text = hash.replace(/^#/, '');
+  const [first, ...rest] = text.split('&');
+  if (/^[a-z][a-z-]*$/.test(first) && sectionNamed(first)) return { section: first, stateText: rest.join('&') };
+  return { section: null, stateText: text };
+}
+const hashFor = (section) => `#${section ? `${section}&` : ''}${calc.hash}`;
+
+// A link's state, or the worked example (and a note) when the hash cannot be read. A section
+// alone leaves the state as it is.
+function applyState(stateText) {
+  if (stateText === '') return;
+  const { state, error } = fromHash(stateText);
   if (error) say(brokenLinkMessage(error, 'the page'));
   if (state || error) calc.state = state ?? defaultState();
 }
 
-calc.linkTarget = new URL(location.pathname, location.href).href;
-applyHash();
+// --- scrolling to a section ---------------------------------------------------------------
+// The sections below the calculator are laid out late (each starts as it nears the screen), so
+// the page holds the section at the top of the screen while the page above and the section
+// itself take their height, and lets go once the section is ready and the page has been still
+// for a moment, or as soon as the learner scrolls, types or clicks.
+const SETTLED_MS = 800, MOST_MS = 20000;
+let letGoOfSection = () => {};
+function holdAt(place, ready) {
+  letGoOfSection();
+  const go = () => {
+    if (typeof place === 'number') window.scrollTo(0, place);
+    else place.scrollIntoView({ block: 'start' });
+  };
+  let quiet = null, isReady = false;
+  const settle = () => {
+    clearTimeout(quiet);
+    if (isReady) quiet = setTimeout(letGo, SETTLED_MS);
+  };
+  const onResize = () => { go(); settle(); };
+  const resized = new ResizeObserver(onResize);
+  resized.observe(main);
+  if (typeof place !== 'number') resized.observe(place);
+  const learnerMoves = ['wheel', 'touchstart', 'keydown', 'pointerdown'];
+  const most = setTimeout(() => letGo(), MOST_MS);
+  function letGo() {
+    resized.disconnect();
+    clearTimeout(quiet);
+    clearTimeout(most);
+    for (const type of learnerMoves) window.removeEventListener(type, letGo, true);
+    letGoOfSection = () => {};
+  }
+  for (const type of learnerMoves) window.addEventListener(type, letGo, true);
+  letGoOfSection = letGo;
+  go();
+  Promise.resolve(ready).then(() => { isReady = true; settle(); });
+}
+const holdSection = (element) => holdAt(element, element.ready);
+
 // The URL follows the committed state, as the calculator does: a keystroke in a cell is written
 // once typing pauses (the grids' commit rule), not on every key, as history.replaceState costs
 // more than the rest of an update; any other control, leaving the calculator or the page
-// writes it at once.
+// writes it at once. The section named in the hash stays.
 let urlPending = null;
 function writeUrl() {
   clearTimeout(urlPending);
   urlPending = null;
-  const hash = `#${calc.hash}`;
-  if (location.hash !== hash) history.replaceState(null, '', hash);
+  const hash = hashFor(readHash(location.hash).section);
+  if (location.hash !== hash) history.replaceState(history.state, '', hash);
 }
 // Set while an input event from a text field crosses the element (capture, then bubble): the
 // calculator's change event fires in between, from the cell's own listener.
@@ -74,10 +126,57 @@ calc.addEventListener('attention-change', () => {
 });
 calc.addEventListener('focusout', () => { if (urlPending !== null) writeUrl(); });
 window.addEventListener('pagehide', () => { if (urlPending !== null) writeUrl(); });
-// A link pasted into the address bar, or Back/Forward between states.
-window.addEventListener('hashchange', () => {
+
+// --- history ------------------------------------------------------------------------------
+// Each entry of the page's history remembers where the page was scrolled, so that Back and
+// Forward return there; the page restores it itself, as the browser's restoring would fight the
+// holding above. Going Back or Forward never takes back the learner's work: the state stays
+// and the entry's hash is written again with it. A link pasted into the address bar (a new
+// entry) brings its own state.
+history.scrollRestoration = 'manual';
+const remember = () => history.replaceState({ ...history.state, page: true, scrollY: window.scrollY }, '', location.href);
+let scrollNoted = null;
+window.addEventListener('scroll', () => {
+  clearTimeout(scrollNoted);
+  scrollNoted = setTimeout(() => remember(), 250);
+}, { passive: true });
+
+calc.linkTarget = new URL(location.pathname, location.href).href;
+{
+  const { section, stateText } = readHash(location.hash);
+  applyState(stateText);
+  history.replaceState({ page: true }, '', location.href);
+  if (section) holdSection(sectionNamed(section));
+}
+
+// The page's own section links: the section joins the state in the hash, as a new entry.
+document.addEventListener('click', (e) => {
+  if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const link = e.target.closest?.('a[href^="#"]');
+  const section = link && sectionNamed(link.getAttribute('href').slice(1));
+  if (!section) return;
+  e.preventDefault();
+  clearTimeout(urlPending);
+  urlPending = null;
+  remember();
+  history.pushState({ page: true }, '', hashFor(section.id));
+  holdSection(section);
+});
+
+window.addEventListener('popstate', (e) => {
+  const { section, stateText } = readHash(location.hash);
+  if (e.state?.page) {
+    // Back or Forward: to where that entry was, with the work as it is now.
+    const hash = hashFor(section);
+    if (location.hash !== hash) history.replaceState(e.state, '', hash);
+    if (typeof e.state.scrollY === 'number') holdAt(e.state.scrollY, calc.ready);
+    else if (section) holdSection(sectionNamed(section));
+    return;
+  }
   say('');
-  applyHash();
+  applyState(stateText);
+  history.replaceState({ page: true }, '', location.href);
+  if (section) holdSection(sectionNamed(section));
 });
 
 // The first numbers: the calculator's first result is on screen and its inputs take edits (the
