@@ -42,6 +42,7 @@ export class MatrixGrid {
     this.idle = null;      // the pending commit after a pause in typing
     this.commitNext = false; // a single pasted number commits as soon as it is in the cell
     this.dirty = false;      // typed into since the last commit
+    this.typingIn = null;    // the cell the learner is typing in (focused, typed into), or null
     this.inputs = [];
     this.stop = [0, 0];      // the one cell Tab reaches: the last one focused
     this.messageId = `grid-message-${++nextId}`;
@@ -55,7 +56,10 @@ export class MatrixGrid {
       e.target.select?.();
       if (e.target.dataset?.i !== undefined) this.#rove(Number(e.target.dataset.i), Number(e.target.dataset.j));
     });
-    this.table.addEventListener('focusout', () => this.commit());
+    this.table.addEventListener('focusout', () => {
+      this.typingIn = null;
+      this.commit();
+    });
   }
 
   /** The first problem, e.g. 'Q row 1 column 1: “abc” is not a number', or ''. */
@@ -68,6 +72,7 @@ export class MatrixGrid {
     this.invalid.clear();
     this.notice = '';
     this.dirty = false;
+    this.typingIn = null;
     clearTimeout(this.idle);
   }
 
@@ -176,6 +181,7 @@ export class MatrixGrid {
     const wasInvalid = this.invalid.has(key);
     this.notice = '';
     this.dirty = true;
+    this.typingIn = input;
     if (parsed.ok) {
       this.invalid.delete(key);
       this.#showMessage();
