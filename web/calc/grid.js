@@ -1,6 +1,8 @@
 // An editable matrix: one <input> per cell, named "Q row i column j". Arrow keys and Enter move
 // between cells; the matrix is one Tab stop (a roving tabindex, the ARIA grid pattern), so Tab
-// goes on to the next matrix. Pasting several numbers replaces the whole matrix.
+// goes on to the next matrix. Pasting several numbers replaces the whole matrix. While a cell
+// has focus a "±" key (Change sign) shows beside the caption: a phone's decimal keypad (iOS's)
+// has no minus key, so a touch there makes the number negative, and focus stays in the cell.
 //
 // A cell's text is committed on Enter, when focus leaves it, on a paste, or after COMMIT_MS
 // without a keystroke. Text that may still become a number ('-', '1e') is not called wrong
@@ -48,15 +50,27 @@ export class MatrixGrid {
     this.messageId = `grid-message-${++nextId}`;
     this.table = h('table', { class: 'grid', role: 'grid', 'aria-label': name });
     this.message = h('p', { class: 'cell-message', id: this.messageId, role: 'alert' });
-    this.element = h('figure', { class: 'matrix input-matrix' }, h('figcaption', {}, caption), this.table, this.message);
+    // Not a Tab stop: a keyboard has its '-' key, and Tab goes on to the next matrix.
+    this.signKey = h('button', {
+      type: 'button', class: 'sign-key', text: '±', 'aria-label': 'Change sign', tabIndex: -1,
+      on: {
+        // Focus stays in the cell (and a phone's keyboard stays open): no press moves it.
+        pointerdown: (e) => e.preventDefault(),
+        mousedown: (e) => e.preventDefault(),
+        click: () => this.#changeSign(),
+      },
+    });
+    this.element = h('figure', { class: 'matrix input-matrix' }, h('figcaption', {}, caption, this.signKey), this.table, this.message);
     this.table.addEventListener('input', (e) => this.#onInput(e.target));
     this.table.addEventListener('keydown', (e) => this.#onKeyDown(e));
     this.table.addEventListener('paste', (e) => this.#onPaste(e));
     this.table.addEventListener('focusin', (e) => {
       e.target.select?.();
       if (e.target.dataset?.i !== undefined) this.#rove(Number(e.target.dataset.i), Number(e.target.dataset.j));
+      this.element.classList.toggle('signing', e.target instanceof HTMLInputElement && !e.target.readOnly);
     });
     this.table.addEventListener('focusout', () => {
+      this.element.classList.remove('signing');
       this.typingIn = null;
       this.commit();
     });
@@ -199,6 +213,19 @@ export class MatrixGrid {
     } else {
       this.idle = setTimeout(() => this.commit(), COMMIT_MS);
     }
+  }
+
+  // "±": the focused cell's number, or the text typed so far, with its sign changed ('' → '−',
+  // '2.5' → '−2.5', '−2.5' and '+2.5' → '2.5' and '−2.5'), read as if typed.
+  #changeSign() {
+    const [i, j] = this.stop;
+    const input = this.inputs[i]?.[j];
+    if (!input || input.readOnly) return;
+    if (input.getRootNode().activeElement !== input) input.focus();
+    const text = input.value.trim();
+    input.value = /^[-−–]/.test(text) ? text.slice(1) : `−${text.replace(/^\+/, '')}`;
+    input.setSelectionRange(input.value.length, input.value.length);
+    input.dispatchEvent(new Event('input', { bubbles: true }));
   }
 
   #showMessage() {
