@@ -377,6 +377,7 @@ describe('issue 12: practice mode', () => {
       const { page, calc } = await open({ hash: `#${WORKED}&causal=1&practice=1&your-scores=1,1,-1;0,2,;,,&your-weights=1,0,0;,,;,,`, colorScheme, bypassCSP: true });
       await cell(calc, 'scores', 0, 0).waitFor();
       await cell(calc, 'scores', 1, 1).focus();
+      assert.equal(await calc.getByRole('button', { name: 'Change sign' }).count(), 1, 'the ± key is checked too');
       await page.addScriptTag({ content: AXE });
       const violations = await page.evaluate(async () => {
         const result = await window.axe.run(document.querySelector('#calculator'), { resultTypes: ['violations'] });

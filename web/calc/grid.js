@@ -54,10 +54,15 @@ export class MatrixGrid {
     this.signKey = h('button', {
       type: 'button', class: 'sign-key', text: '±', 'aria-label': 'Change sign', tabIndex: -1,
       on: {
-        // Focus stays in the cell (and a phone's keyboard stays open): no press moves it.
-        pointerdown: (e) => e.preventDefault(),
+        // A pointer changes the sign as it presses, as a keypad's key does, and before any blur
+        // (iOS may take focus from the cell on a tap): focus stays in the cell, and a phone's
+        // keyboard stays open. A click with no pointer (detail 0: assistive technology) too.
+        pointerdown: (e) => {
+          e.preventDefault();
+          if (e.button === 0) this.#changeSign();
+        },
         mousedown: (e) => e.preventDefault(),
-        click: () => this.#changeSign(),
+        click: (e) => { if (e.detail === 0) this.#changeSign(); },
       },
     });
     this.element = h('figure', { class: 'matrix input-matrix' }, h('figcaption', {}, caption, this.signKey), this.table, this.message);
