@@ -103,7 +103,7 @@ export function smokeSuite(engineKey) {
       }
     });
 
-    it('issue 25: in every practice step a cell keeps "-0.707", "−1", ".707", "+2", "1e-3" typed key by key, and the attempt holds the number', { timeout: 180000 }, async () => {
+    it('issue 25: in every practice step a cell keeps "-0.707", "−1", ".707", "+2", "1e-3" typed key by key, and the attempt holds the number', { timeout: 400000 }, async () => {
       await page.open(`${url}index.html#q=1,1;0,1;-1,0&k=1,0;0,1;-1,0&v=1,0;0,1;1,1&preset=worked&practice=1`,
         () => { try { return Boolean(window.__engine.find('Your scores row 1 column 1')); } catch { return false; } });
       const TEXTS = { '-0.707': -0.707, '−1': -1, '.707': 0.707, '+2': 2, '1e-3': 0.001 };
