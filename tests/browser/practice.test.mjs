@@ -244,11 +244,140 @@ describe('issue 12: practice mode', () => {
     assert.equal(await focused(), 'Your output row 1 column 1');
   });
 
+  // Issue 25: what a learner types key by key, at a learner's pace (the tests above fill cells).
+  // A number may start with '-', '−', '.' or '+', or hold an exponent; each keystroke re-renders.
+  const typeKeys = async (page, c, text, delay = 100) => {
+    await c.focus(); // focusing a cell selects its text, so typing replaces it
+    await page.keyboard.type(text, { delay });
+  };
+  const answerOf = (calc, step, i, j) => calc.evaluate((e, [s, a, b]) => e.state.practice.answers[s][a][b], [step, i, j]);
+  // The ways one number may be typed (the core's value to 3 decimals): signed, with a leading
+  // dot, with '+', as an exponent, with the Unicode minus.
+  const typings = (x) => {
+    const r = Number(x.toFixed(3));
+    const abs = String(Math.abs(r));
+    const dotted = abs.replace(/^0\./, '.');
+    return r < 0 ? [`-${abs}`, `−${abs}`, `-${dotted}`, r.toExponential(), `−${dotted}`] : [`+${abs}`, dotted, r.toExponential(), `+${dotted}`];
+  };
+
+  it('issue 25 #1: the worked example typed key by key, every cell as -x, −x, .x, +x or an exponent, is all right in every step', async () => {
+    const { page, problems, calc } = await open({ hash: `#${WORKED}&practice=1` });
+    await cell(calc, 'scores', 0, 0).waitFor();
+    const values = await coreResult(page, await inputsOf(calc));
+    const typed = [];
+    let k = 0;
+    for (const step of STEPS) {
+      for (const [i, row] of values[step].entries()) {
+        for (const [j, x] of row.entries()) {
+          const forms = typings(x);
+          const text = forms[k++ % forms.length];
+          await typeKeys(page, cell(calc, step, i, j), text);
+          typed.push([step, i, j, text]);
+        }
+      }
+      await page.keyboard.press('Enter');
+    }
+    await page.waitForFunction(() => document.querySelector('#calculator').shadowRoot.querySelector('.practice-summary').textContent.startsWith('54 of 54 entries right'));
+    assert.match(await summary(calc), /Every step done/);
+    for (const [step, i, j, text] of typed) assert.equal(await cell(calc, step, i, j).inputValue(), text, `${step} ${i} ${j}: the learner's text stays`);
+    assert.ok(typed.some(([, , , t]) => t.startsWith('−')) && typed.some(([, , , t]) => t.startsWith('.')) && typed.some(([, , , t]) => /e/.test(t)));
+    assert.deepEqual(problems, []);
+  });
+
+  it('issue 25 #2: in every step a cell keeps "-0.707", "−1", ".707", "+2", "1e-3", "-.5", "2.5E+0" typed key by key, and the attempt holds that number', async () => {
+    const { page, problems, calc } = await open({ hash: `#${WORKED}&practice=1` });
+    await cell(calc, 'scores', 0, 0).waitFor();
+    const TEXTS = { '-0.707': -0.707, '−1': -1, '.707': 0.707, '+2': 2, '1e-3': 0.001, '-.5': -0.5, '2.5E+0': 2.5 };
+    const kept = [];
+    for (const step of STEPS) {
+      const c = cell(calc, step, 0, 0);
+      const entries = [...Object.entries(TEXTS), ['−0.25', -0.25, 400]]; // the last at 400 ms a key: a pause commits mid-number
+      for (const [text, value, delay] of entries) {
+        await typeKeys(page, c, text, delay);
+        await page.keyboard.press('Enter'); // commits, and goes on down
+        await page.waitForFunction(([name]) => {
+          const input = document.querySelector('#calculator').shadowRoot.querySelector(`[aria-label="${name}"]`);
+          return input.hasAttribute('aria-invalid'); // marked right or wrong
+        }, [cellName(step, 0, 0)]);
+        kept.push(`${step} ${text} → ${await c.inputValue()} = ${await answerOf(calc, step, 0, 0)}`);
+        assert.equal(await c.inputValue(), text, `${step}: the text typed stays`);
+        assert.equal(await answerOf(calc, step, 0, 0), value, `${step}: ${text} is the number entered`);
+      }
+    }
+    assert.equal(kept.length, STEPS.length * 8);
+    assert.deepEqual(problems, []);
+  });
+
+  it('issue 25 #3: by touch at 390 px, the "Change sign" key makes the number in a Q cell, a practice cell and a lab cell negative, keeps focus there, and the number is used', async () => {
+    context = await env.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+    const page = await context.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`${env.url}index.html#${WORKED}`);
+    const calc = page.locator('#calculator');
+    const focusedIn = (host) => page.locator(host).evaluate((e) => e.shadowRoot.activeElement?.getAttribute('aria-label') ?? null);
+    // Taps the cell, types `digits` on the keypad, taps ±: the key shows only while the cell has
+    // focus, sits apart from every cell, and showing it moves nothing.
+    const negate = async (host, input, digits) => {
+      const figure = input.locator('xpath=ancestor::figure[1]');
+      assert.equal(await figure.getByRole('button', { name: 'Change sign' }).count(), 0, 'no ± key before a cell has focus');
+      await input.tap();
+      const name = await input.getAttribute('aria-label');
+      const boxes = () => figure.evaluate((f) => [...f.querySelectorAll('table, input')].map((e) => JSON.stringify(e.getBoundingClientRect())));
+      await page.keyboard.type(digits, { delay: 100 });
+      const key = figure.getByRole('button', { name: 'Change sign' });
+      assert.equal(await key.count(), 1);
+      const before = await boxes();
+      const k = await key.boundingBox();
+      for (const box of await figure.locator('input').evaluateAll((inputs) => inputs.map((e) => e.getBoundingClientRect().toJSON()))) {
+        assert.ok(k.x >= box.right || k.x + k.width <= box.left || k.y >= box.bottom || k.y + k.height <= box.top, `the ± key ${JSON.stringify(k)} covers a cell ${JSON.stringify(box)}`);
+      }
+      assert.ok(k.width >= 24 && k.height >= 24, `a touch target: ${k.width}×${k.height}`);
+      await key.tap();
+      assert.equal(await input.inputValue(), `−${digits}`);
+      assert.equal(await focusedIn(host), name, 'focus stays in the cell');
+      assert.deepEqual(await boxes(), before, 'nothing moved');
+      await key.tap();
+      assert.equal(await input.inputValue(), digits, 'a second tap makes it positive again');
+      await key.tap();
+    };
+
+    // The calculator's Q: the weights follow q₁₁ = −2.
+    const q11 = calc.getByLabel('Q row 1 column 1', { exact: true });
+    const a11 = calc.getByLabel('Weights row 1 column 1', { exact: true });
+    const weightBefore = await a11.textContent();
+    await negate('#calculator', q11, '2');
+    await page.waitForFunction(() => document.querySelector('#calculator').state.q[0][0] === -2);
+    await page.waitForFunction((w) => document.querySelector('#calculator').shadowRoot.querySelector('[aria-label="Weights row 1 column 1"]').textContent !== w, weightBefore);
+
+    // A practice cell: score₁₃ = −1, marked right once committed.
+    await page.goto(`${env.url}index.html#${WORKED}&practice=1`);
+    await cell(calc, 'scores', 0, 2).waitFor();
+    await negate('#calculator', cell(calc, 'scores', 0, 2), '1');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelector('#calculator').shadowRoot.querySelector('[aria-label="Your scores row 1 column 3"]').getAttribute('aria-invalid') === 'false');
+    assert.equal(await calc.evaluate((e) => e.state.practice.answers.scores[0][2]), -1);
+
+    // A lab's grid (construct a head, W_Q): its heat map follows.
+    const lab = page.locator('#construct');
+    await lab.scrollIntoViewIfNeeded();
+    await lab.evaluate((e) => e.ready);
+    const wq = lab.locator('.input-matrix input').first();
+    await wq.waitFor();
+    const mapBefore = await lab.locator('.heatmap-box').first().innerHTML();
+    await negate('#construct', wq, '3');
+    await page.keyboard.press('Enter');
+    assert.notEqual(await lab.locator('.heatmap-box').first().innerHTML(), mapBefore, 'the lab used −3');
+    assert.equal(await wq.getAttribute('aria-invalid'), null);
+    assert.deepEqual(problems, []);
+  });
+
   for (const colorScheme of ['light', 'dark']) {
     it(`issue 12 #8: axe-core reports no violations in practice mode, with marked entries, ${colorScheme} theme`, async () => {
       const { page, calc } = await open({ hash: `#${WORKED}&causal=1&practice=1&your-scores=1,1,-1;0,2,;,,&your-weights=1,0,0;,,;,,`, colorScheme, bypassCSP: true });
       await cell(calc, 'scores', 0, 0).waitFor();
       await cell(calc, 'scores', 1, 1).focus();
+      assert.equal(await calc.getByRole('button', { name: 'Change sign' }).count(), 1, 'the ± key is checked too');
       await page.addScriptTag({ content: AXE });
       const violations = await page.evaluate(async () => {
         const result = await window.axe.run(document.querySelector('#calculator'), { resultTypes: ['violations'] });

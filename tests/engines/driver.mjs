@@ -2,7 +2,7 @@
 // browser and returns the same small driver:
 //   name, version, consoleErrors (what the engine itself reports; WebKit: none)
 //   goto(url), evaluate(fn, ...args)          fn runs in the page; async functions are awaited
-//   click(point), pointerDrag(from, to, steps), press(key), type(text), selectAll()
+//   click(point), pointerDrag(from, to, steps), press(key), type(text, { delay }), selectAll()
 //                                             real input events from the engine, at viewport points
 //   close()                                   ends the browser and every process it started
 // Page is what the tests use: it finds elements through shadow roots with in-page.js, which

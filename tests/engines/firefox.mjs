@@ -30,7 +30,7 @@ export async function launchFirefox() {
       },
       click: (at) => page.mouse.click(at.x, at.y),
       press: (key) => page.keyboard.press(key),
-      type: (text) => page.keyboard.type(text),
+      type: (text, { delay = 0 } = {}) => page.keyboard.type(text, { delay }),
       selectAll: async () => {
         await page.keyboard.down('Control');
         await page.keyboard.press('a');

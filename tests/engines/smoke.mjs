@@ -103,6 +103,25 @@ export function smokeSuite(engineKey) {
       }
     });
 
+    it('issue 25: in every practice step a cell keeps "-0.707", "−1", ".707", "+2", "1e-3" typed key by key, and the attempt holds the number', { timeout: 400000 }, async () => {
+      await page.open(`${url}index.html#q=1,1;0,1;-1,0&k=1,0;0,1;-1,0&v=1,0;0,1;1,1&preset=worked&practice=1`,
+        () => { try { return Boolean(window.__engine.find('Your scores row 1 column 1')); } catch { return false; } });
+      const TEXTS = { '-0.707': -0.707, '−1': -1, '.707': 0.707, '+2': 2, '1e-3': 0.001 };
+      const STEPS = { scores: 'scores row 1 column 1', scaledBeforeMask: 'scaled row 1 column 1', scaled: 'masked row 1 column 1', exp: 'exp row 1 column 1', rowSum: 'row sum row 1', weights: 'weights row 1 column 1', output: 'output row 1 column 1' };
+      for (const [step, cell] of Object.entries(STEPS)) {
+        const name = `Your ${cell}`;
+        for (const [text, value] of Object.entries(TEXTS)) {
+          await page.click(name);
+          await engine.selectAll();
+          await engine.type(text, { delay: 100 });
+          await engine.press('Enter'); // commits, and goes on down
+          await page.waitFor((n) => window.__engine.find(n).hasAttribute('aria-invalid'), { args: [name], what: `${name} marked` });
+          assert.equal(await page.text(name), text, `${name}: the text typed stays`);
+          assert.equal(await page.evaluate((s) => document.getElementById('calculator').state.practice.answers[s][0][0], step), value, `${name}: ${text}`);
+        }
+      }
+    });
+
     it('arrow keys move between cells, both in Q and in the computed steps, and do not reach the page', TEST, async () => {
       await page.open(url);
       const moves = async (start, keys) => {

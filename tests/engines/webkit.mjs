@@ -86,7 +86,10 @@ export async function launchWebKit() {
       },
       click: (point) => actions().move(at(point)).click().perform(),
       press: (key) => actions().sendKeys(KEYS[key] ?? key).perform(),
-      type: (text) => actions().sendKeys(text).perform(),
+      // With a delay, key by key at that pace, as a person types.
+      type: (text, { delay = 0 } = {}) => (delay
+        ? [...text].reduce((chain, key) => chain.sendKeys(key).pause(delay), actions()).perform()
+        : actions().sendKeys(text).perform()),
       selectAll: () => actions().keyDown(Key.CONTROL).sendKeys('a').keyUp(Key.CONTROL).perform(),
       close: async () => {
         try { await driver.quit(); } finally { await stop(driverProcess); }

@@ -116,6 +116,24 @@ describe('issue 12: practice checking', () => {
     assert.match(marks.weights.cells[0][0].message, /earlier entry is wrong/);
   });
 
+  it('issue 25: a hint that builds on an earlier entry marked wrong says so, and names the mistake where it is one', () => {
+    const inputs = { q: Q, k: K, v: V, mask: 'none' };
+    const { result } = exerciseResults(attn, inputs);
+    // Row sum 1 typed as column sum 1, the lesson's slip; exp₁₂ typed wrong with no name.
+    const column = round(result.exp.reduce((s, row) => s + row[0], 0));
+    const marks = mark(inputs, { rowSum: [[column], [null], [null]], exp: [[null, 5, null], [null, null, null], [null, null, null]] });
+    assert.equal(marks.rowSum.cells[0][0].mistake, 'column-sum');
+    const shown = column.toFixed(3);
+    assert.match(marks.weights.cells[0][0].hint, new RegExp(`\\(uses your row sum₁ ${shown}, which is a column sum\\)$`));
+    assert.match(marks.weights.cells[0][1].hint, new RegExp(`\\(uses your exp₁₂ 5.000, which is marked wrong, and your row sum₁ ${shown}, which is a column sum\\)$`));
+    // Earlier entries that are right, or not made, add nothing; nor does another row's.
+    assert.doesNotMatch(marks.weights.cells[1][0].hint, /uses your/);
+    assert.doesNotMatch(mark(inputs, { rowSum: [[round(result.rowSum[0])], [null], [null]] }).weights.cells[0][0].hint, /uses your/);
+    // The output's hint names a wrong weight it builds on, named by its mistake.
+    const after = mark({ ...inputs, mask: 'causal' }, { weights: typed(attn.attention({ ...inputs, mask: 'causal', maskAfterSoftmax: true }), ['weights']).weights });
+    assert.match(after.output.cells[1][0].hint, /uses your A₂₁ [\d.]+, which is the mask applied after the softmax/);
+  });
+
   it('issue 12 #9: the hint is the formula with the learner\'s own operands, and the answer is the core\'s value', () => {
     const inputs = { q: Q, k: K, v: V, mask: 'none' };
     const marks = mark(inputs, { exp: [[1, 1, 0.243], [null, null, null], [null, null, null]], rowSum: [[2.243], [null], [null]] });

@@ -1,6 +1,8 @@
 // An editable matrix: one <input> per cell, named "Q row i column j". Arrow keys and Enter move
 // between cells; the matrix is one Tab stop (a roving tabindex, the ARIA grid pattern), so Tab
-// goes on to the next matrix. Pasting several numbers replaces the whole matrix.
+// goes on to the next matrix. Pasting several numbers replaces the whole matrix. While a cell
+// has focus a "±" key (Change sign) shows beside the caption: a phone's decimal keypad (iOS's)
+// has no minus key, so a touch there makes the number negative, and focus stays in the cell.
 //
 // A cell's text is committed on Enter, when focus leaves it, on a paste, or after COMMIT_MS
 // without a keystroke. Text that may still become a number ('-', '1e') is not called wrong
@@ -42,20 +44,41 @@ export class MatrixGrid {
     this.idle = null;      // the pending commit after a pause in typing
     this.commitNext = false; // a single pasted number commits as soon as it is in the cell
     this.dirty = false;      // typed into since the last commit
+    this.typingIn = null;    // the cell the learner is typing in (focused, typed into), or null
     this.inputs = [];
     this.stop = [0, 0];      // the one cell Tab reaches: the last one focused
     this.messageId = `grid-message-${++nextId}`;
     this.table = h('table', { class: 'grid', role: 'grid', 'aria-label': name });
     this.message = h('p', { class: 'cell-message', id: this.messageId, role: 'alert' });
-    this.element = h('figure', { class: 'matrix input-matrix' }, h('figcaption', {}, caption), this.table, this.message);
+    // Not a Tab stop: a keyboard has its '-' key, and Tab goes on to the next matrix.
+    this.signKey = h('button', {
+      type: 'button', class: 'sign-key', text: '±', 'aria-label': 'Change sign', tabIndex: -1,
+      on: {
+        // A pointer changes the sign as it presses, as a keypad's key does, and before any blur
+        // (iOS may take focus from the cell on a tap): focus stays in the cell, and a phone's
+        // keyboard stays open. A click with no pointer (detail 0: assistive technology) too.
+        pointerdown: (e) => {
+          e.preventDefault();
+          if (e.button === 0) this.#changeSign();
+        },
+        mousedown: (e) => e.preventDefault(),
+        click: (e) => { if (e.detail === 0) this.#changeSign(); },
+      },
+    });
+    this.element = h('figure', { class: 'matrix input-matrix' }, h('figcaption', {}, caption, this.signKey), this.table, this.message);
     this.table.addEventListener('input', (e) => this.#onInput(e.target));
     this.table.addEventListener('keydown', (e) => this.#onKeyDown(e));
     this.table.addEventListener('paste', (e) => this.#onPaste(e));
     this.table.addEventListener('focusin', (e) => {
       e.target.select?.();
       if (e.target.dataset?.i !== undefined) this.#rove(Number(e.target.dataset.i), Number(e.target.dataset.j));
+      this.element.classList.toggle('signing', e.target instanceof HTMLInputElement && !e.target.readOnly);
     });
-    this.table.addEventListener('focusout', () => this.commit());
+    this.table.addEventListener('focusout', () => {
+      this.element.classList.remove('signing');
+      this.typingIn = null;
+      this.commit();
+    });
   }
 
   /** The first problem, e.g. 'Q row 1 column 1: “abc” is not a number', or ''. */
@@ -68,6 +91,7 @@ export class MatrixGrid {
     this.invalid.clear();
     this.notice = '';
     this.dirty = false;
+    this.typingIn = null;
     clearTimeout(this.idle);
   }
 
@@ -176,6 +200,7 @@ export class MatrixGrid {
     const wasInvalid = this.invalid.has(key);
     this.notice = '';
     this.dirty = true;
+    this.typingIn = input;
     if (parsed.ok) {
       this.invalid.delete(key);
       this.#showMessage();
@@ -193,6 +218,19 @@ export class MatrixGrid {
     } else {
       this.idle = setTimeout(() => this.commit(), COMMIT_MS);
     }
+  }
+
+  // "±": the focused cell's number, or the text typed so far, with its sign changed ('' → '−',
+  // '2.5' → '−2.5', '−2.5' and '+2.5' → '2.5' and '−2.5'), read as if typed.
+  #changeSign() {
+    const [i, j] = this.stop;
+    const input = this.inputs[i]?.[j];
+    if (!input || input.readOnly) return;
+    if (input.getRootNode().activeElement !== input) input.focus();
+    const text = input.value.trim();
+    input.value = /^[-−–]/.test(text) ? text.slice(1) : `−${text.replace(/^\+/, '')}`;
+    input.setSelectionRange(input.value.length, input.value.length);
+    input.dispatchEvent(new Event('input', { bubbles: true }));
   }
 
   #showMessage() {

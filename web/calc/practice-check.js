@@ -121,7 +121,10 @@ export function checkPractice({ state, result, mistakes = {}, answers = {}, prec
     const x = mine(step, i, j);
     if (x !== null) {
       use.own = true;
-      if (!near(x, truth[step][i][j], p)) use.wrong = true;
+      if (!near(x, truth[step][i][j], p)) {
+        use.wrong = true;
+        (use.off ??= []).push({ step, i, j, x });
+      }
       return { value: x, shown: fmt(x) };
     }
     use.missing = true;
@@ -196,6 +199,17 @@ export function checkPractice({ state, result, mistakes = {}, answers = {}, prec
   };
 
   const out = {};
+  // A hint that builds on earlier entries already marked wrong says which, and what each is:
+  // "(uses your row sum₁ 2.493, which is a column sum)". The earlier steps are marked by then.
+  const builtOnWrong = (off = []) => {
+    const wrong = off.flatMap(({ step, i, j, x }) => {
+      const earlier = out[step]?.cells[i]?.[j];
+      if (earlier?.status !== 'wrong') return [];
+      const what = earlier.mistake ? MISTAKES[earlier.mistake].split(':')[0] : 'marked wrong';
+      return [`your ${SYMBOL[step](i, j)} ${fmt(x)}, which is ${what}`];
+    });
+    return wrong.length ? `(uses ${wrong.join(', and ')})` : '';
+  };
   for (const step of PRACTICE_STEPS) {
     let right = 0, total = 0;
     // The learner's grid has the shape of the core's matrix for the step.
@@ -206,9 +220,10 @@ export function checkPractice({ state, result, mistakes = {}, answers = {}, prec
       const f = formula[step](i, j);
       const answer = fmt(value);
       const x = mine(step, i, j);
+      const hint = [f.hint, f.use.missing ? '(? is an entry you have not made yet)' : '', builtOnWrong(f.use.off)].filter(Boolean).join(' ');
       const cell = (status, mistake, message) => {
         if (status === 'right' || status === 'carried') right++;
-        return { status, mistake, message, hint: f.use.missing ? `${f.hint} (? is an entry you have not made yet)` : f.hint, answer };
+        return { status, mistake, message, hint, answer };
       };
       if (x === null) return cell('empty', null, '');
       if (near(x, value, p)) return cell('right', null, `Right: ${fmt(x)}.`);

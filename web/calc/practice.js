@@ -188,7 +188,9 @@ export class PracticeView {
         input.value = '−∞';
         return;
       }
-      if (grid.invalid.has(`${i},${j}`)) return;
+      // Text that is not a number yet, and the cell the learner is typing in, keep their text:
+      // the entry came from that text, and rewriting it would throw away a '-' or '.' typed.
+      if (grid.invalid.has(`${i},${j}`) || input === grid.typingIn) return;
       const want = answers?.[i]?.[j] ?? null;
       const typed = this.parseNumber(input.value);
       if (want === null) {
@@ -333,9 +335,11 @@ export class PracticeView {
   }
 
   // The text stopped being a number: the entry is empty until it is one again. An emptied cell
-  // is simply empty, not an error.
+  // is simply empty, not an error. The grid also calls this when the text becomes a number
+  // again ('-' then '-1'); #entered has then recorded the number, which must stay.
   #unreadable(step, i, j) {
     const { grid } = this.steps.get(step);
+    if (!grid.invalid.has(`${i},${j}`)) return;
     if (grid.inputs[i]?.[j]?.value.trim() === '') {
       grid.invalid.delete(`${i},${j}`);
       grid.notify('');
