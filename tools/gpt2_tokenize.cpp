@@ -18,24 +18,6 @@
 
 namespace {
 
-void append_utf8(std::string& s, std::uint32_t c) {
-  if (c < 0x80) {
-    s += static_cast<char>(c);
-  } else if (c < 0x800) {
-    s += static_cast<char>(0xC0 | (c >> 6));
-    s += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    s += static_cast<char>(0xE0 | (c >> 12));
-    s += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    s += static_cast<char>(0xF0 | (c >> 18));
-    s += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    s += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
-
 std::uint32_t hex_value(const std::string& s, std::size_t at, std::size_t digits) {
   if (at + digits > s.size()) throw std::runtime_error("truncated escape");
   return static_cast<std::uint32_t>(std::stoul(s.substr(at, digits), nullptr, 16));
@@ -69,7 +51,7 @@ std::string parse_json_string(const std::string& line) {
           }
         }
         if (u >= 0xD800 && u <= 0xDFFF) u = 0xFFFD;  // a lone surrogate, as TextEncoder writes it
-        append_utf8(out, u);
+        attn::gpt2::append_utf8(out, static_cast<char32_t>(u));
         break;
       }
       default: out += e; break;  // \" \\ \/
