@@ -2,7 +2,7 @@
 // calculator page, offline. Run by `npm run build` (after tools/build.sh built the wasm).
 //
 //   dist/attention-calc.js     the element (an ES module; imports the shared chunks)
-//   dist/chunk-*.js            code shared by the entry points
+//   dist/chunk-*.js            code shared by the element's lazily loaded panels
 //   dist/{heads,cost,scaling,construct,learned}-*.js   the labs, each loaded the first time it is shown
 //   dist/learned-train-*.js    "Train in this browser", loaded by the learned-heads panel
 //   dist/labs/learned-worker.js   its module worker, a bundle of its own (new Worker(url) needs a
@@ -11,13 +11,15 @@
 //                              where attention.js (bundled into a chunk at the top) looks for it
 //   dist/frame.html, frame.js  the iframe route;  index.html, main.js: the calculator page;
 //   dist/embed.html, embed.js  the embedding guide
-//   dist/wasm/                 the SIMD and scalar WebAssembly builds (.wasm + .mjs glue)
+//   dist/wasm/                 the SIMD and scalar WebAssembly builds (.wasm + .mjs glue): the full core
+//                              (attention-*), the calculator's alone (calculator-*), the learned heads'
 //   dist/calc/calculator.css   the element's stylesheet
 //   (the formulas are MathML typeset at build time, web/vendor/tex-formulas.js, bundled in)
 //
 // Every file keeps its path relative to the entry points, so the element finds its assets in
 // dist/ exactly as it does in web/.
 import { build, transform } from 'esbuild';
+import { rollup } from 'rollup';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +34,7 @@ const COPIED = ['index.html', 'frame.html', 'embed.html', 'style.css', 'frame.cs
   'attention.d.ts', 'attention-calc.d.ts', 'calc/calculator.css', 'labs/labs.css', 'labs/learned-train.css',
   'learned-heads.bin', 'wasm'];
 
-for (const required of ['wasm/attention-simd.wasm', 'wasm/attention-scalar.wasm', 'wasm/learned-simd.wasm', 'wasm/learned-scalar.wasm', 'vendor/tex-formulas.js', 'learned-heads.bin']) {
+for (const required of ['wasm/attention-simd.wasm', 'wasm/attention-scalar.wasm', 'wasm/calculator-simd.wasm', 'wasm/calculator-scalar.wasm', 'wasm/learned-simd.wasm', 'wasm/learned-scalar.wasm', 'vendor/tex-formulas.js', 'learned-heads.bin']) {
   try {
     statSync(join(WEB, required));
   } catch {
@@ -44,12 +46,13 @@ for (const required of ['wasm/attention-simd.wasm', 'wasm/attention-scalar.wasm'
 // for Node). dist/ is for browsers, and a site's bundler that meets a node: import fails
 // (webpack: "UnhandledSchemeError", so Docusaurus does not build) or warns (Vite): in dist/ that
 // import is a stub instead. Under Node, attention-calc/attention.js (web/) reads from disk as before.
+const nodeBuiltinStub = (path) => `export function readFile() { throw new Error(${JSON.stringify(`attention-calc: dist/ runs in browsers; under Node, import attention-calc/attention.js (${path} is not bundled)`)}); }`;
 const noNodeBuiltins = {
   name: 'no-node-builtins',
   setup(b) {
     b.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: 'node-builtin-stub' }));
     b.onLoad({ filter: /.*/, namespace: 'node-builtin-stub' }, (args) => ({
-      contents: `export function readFile() { throw new Error(${JSON.stringify(`attention-calc: dist/ runs in browsers; under Node, import attention-calc/attention.js (${args.path} is not bundled)`)}); }`,
+      contents: nodeBuiltinStub(args.path),
       loader: 'js',
     }));
   },
@@ -59,13 +62,53 @@ rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
 // What every bundle here is built with: minified ES modules, no Node built-ins.
 const BUNDLE = { bundle: true, format: 'esm', target: 'es2022', minify: true, legalComments: 'none', plugins: [noNodeBuiltins], logLevel: 'warning' };
-const { metafile } = await build({
+// The element, bundled by Rollup: whatever the element imports statically sits in
+// attention-calc.js, one response, and its panels' lazy imports (plot, checks, exporters,
+// practice, the labs) come in chunks that import what they share with it from that file.
+// esbuild split the same code into 9 chunks wherever an entry and a lazy chunk shared a module,
+// each a request with its headers (issue 25: 3.8 KB of headers for panels="weights").
+// 'allow-extension': the entry may export those shared internals too, so no facade file.
+const rolled = await rollup({
+  input: join(WEB, 'attention-calc.js'),
+  preserveEntrySignatures: 'allow-extension',
+  plugins: [{
+    name: 'no-node-builtins',
+    resolveId: (id) => (id.startsWith('node:') ? `\0${id}` : null),
+    load: (id) => (id.startsWith('\0node:') ? nodeBuiltinStub(id.slice(1)) : null),
+  }],
+  onwarn(warning, warn) { if (warning.code !== 'CIRCULAR_DEPENDENCY') warn(warning); },
+});
+const { output } = await rolled.write({ dir: DIST, format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' });
+await rolled.close();
+for (const chunk of output.filter((o) => o.type === 'chunk')) {
+  const { code } = await transform(chunk.code, { loader: 'js', format: 'esm', target: 'es2022', minify: true, legalComments: 'none' });
+  writeFileSync(join(DIST, chunk.fileName), code);
+}
+// Which chunk each lazy chunk imports, in the shape of esbuild's metafile: the learned panel's
+// sizes below.
+const dist = (file) => `dist/${file}`;
+const metafile = {
+  outputs: Object.fromEntries(output.filter((o) => o.type === 'chunk').map((chunk) => [dist(chunk.fileName), {
+    entryPoint: chunk.facadeModuleId ? `web/${chunk.facadeModuleId.slice(WEB.length + 1)}` : undefined,
+    imports: chunk.imports.map((path) => ({ path: dist(path), kind: 'import-statement' })),
+  }])),
+};
+// The pages (the calculator page, the iframe route, the embedding guide) import the element from
+// its file, so a page and its element share one bundle and one loaded core; the rest of what a
+// page uses is small and bundled into it. preload.js only names the unbundled element's modules.
+const pagesShareTheElement = {
+  name: 'pages-share-the-element',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/attention-calc\.js$/ }, () => ({ path: './attention-calc.js', external: true }));
+    b.onResolve({ filter: /^\.\/preload\.js$/ }, (args) => ({ path: args.path, namespace: 'dropped' }));
+    b.onLoad({ filter: /.*/, namespace: 'dropped' }, () => ({ contents: '', loader: 'js' }));
+  },
+};
+await build({
   ...BUNDLE,
-  entryPoints: ENTRIES.map((e) => join(WEB, e)),
+  plugins: [...BUNDLE.plugins, pagesShareTheElement],
+  entryPoints: ENTRIES.filter((e) => e !== 'attention-calc.js').map((e) => join(WEB, e)),
   outdir: DIST,
-  splitting: true,
-  chunkNames: '[name]-[hash]', // at the top level, beside the entries: import.meta.url stays valid
-  metafile: true, // which chunks each entry and lazy chunk imports: the learned panel's sizes below
 });
 // The training worker, bundled alone: as an entry of the build above it would share attention.js
 // with the element, which would then come as a chunk of its own, costing every embed 1.2 KB gzip
@@ -117,19 +160,23 @@ const panelSet = closure(outputOf('labs/learned.js')), trainSet = closure(output
 const panelFiles = beyond(panelSet, elementFiles), trainFiles = beyond(trainSet, elementFiles, panelSet);
 const workerFiles = [join(DIST, WORKER)];
 const learnedOnly = beyond(new Set([...panelSet, ...trainSet]), elementFiles, ...otherLabs);
-const labChunks = widgetJs.filter((f) => /\/(heads|cost|scaling|construct)-[^/]*\.js$/.test(f));
+// The four labs' chunks and the chunks only they share (sliders, tables).
+const labChunks = beyond(new Set(otherLabs.flatMap((set) => [...set])), elementFiles);
 // The four labs of the lesson's second half; the learned panel is reported on its own below.
 const fourLabsJs = widgetJs.filter((f) => !learnedOnly.includes(f));
 const css = [join(DIST, 'calc/calculator.css')];
 const labCss = [join(DIST, 'labs/labs.css')];
 const simd = all.filter((f) => /attention-simd\.(wasm|mjs)$/.test(f));
 const scalar = all.filter((f) => /attention-scalar\.(wasm|mjs)$/.test(f));
+// An embed without a lab loads the calculator's module instead (loadAttention's labs: false).
+const calculatorSimd = all.filter((f) => /calculator-simd\.(wasm|mjs)$/.test(f));
+const calculatorScalar = all.filter((f) => /calculator-scalar\.(wasm|mjs)$/.test(f));
 // What one page transfers: the widget's JS (with or without the labs), its stylesheet and one
 // wasm build (the SIMD one, or the scalar fallback where SIMD does not validate; never both).
 // Formulas are MathML in the JS: no fonts. tests/browser/budget.test.mjs measures the same in
 // Chromium; the budgets are checked there and here.
-const larger = (files) => [measure([...files, ...simd]), measure([...files, ...scalar])].sort((a, b) => b[1] - a[1])[0];
-const calculator = larger([...fourLabsJs.filter((f) => !labChunks.includes(f)), ...css]);
+const larger = (files, [a, b] = [simd, scalar]) => [measure([...files, ...a]), measure([...files, ...b])].sort((x, y) => y[1] - x[1])[0];
+const calculator = larger([...fourLabsJs.filter((f) => !labChunks.includes(f)), ...css], [calculatorSimd, calculatorScalar]);
 const withLabs = larger([...fourLabsJs, ...css, ...labCss]);
 console.log(`dist/ written: ${all.length} files`);
 console.log(`  widget JS, calculator only:                   ${kb(measure(fourLabsJs.filter((f) => !labChunks.includes(f))))}`);
@@ -138,6 +185,7 @@ console.log(`  all our JS (with the page, frame and guide):  ${kb(measure(ourJs)
 console.log(`  stylesheets, calculator and labs:             ${kb(measure(css))}, ${kb(measure(labCss))}`);
 console.log(`  wasm SIMD build (.wasm + .mjs glue):          ${kb(measure(simd))}`);
 console.log(`  wasm scalar build (.wasm + .mjs glue):        ${kb(measure(scalar))}`);
+console.log(`  the calculator's module alone, SIMD / scalar: ${kb(measure(calculatorSimd))} / ${kb(measure(calculatorScalar))}`);
 console.log(`  one embed, every calculator chunk:            ${kb(calculator)} (budget: 150 KB gzip)`);
 console.log(`  one embed with all four labs:                 ${kb(withLabs)}`);
 const learnedSimd = all.filter((f) => /learned-simd\.(wasm|mjs)$/.test(f)), learnedScalar = all.filter((f) => /learned-scalar\.(wasm|mjs)$/.test(f));

@@ -103,10 +103,15 @@
 import { asset } from './assets.js';
 import { loadAttention } from './attention.js';
 import { checkReadonly, checkTheme, parseMode, parsePanels, parsePrecision, stateFromAttributes } from './calc/attributes.js';
-import { Calculator, PANELS } from './calc/calculator.js';
+import { sentence } from './calc/last-valid.js';
+import { Calculator, LABS_NEEDING_CORE, PANELS } from './calc/calculator.js';
 import { h } from './calc/dom.js';
 import { quote } from './calc/parse.js';
 import { checkState, coreInputs, defaultState, emptyPractice, fromHash, toHash } from './calc/state.js';
+
+// The core this element loads: a page that bundles the element (dist/) and also wants the core
+// imports it from here, so that both share one loaded module.
+export { loadAttention };
 
 const MATRIX_ATTRIBUTES = ['q', 'k', 'v', 'mask', 'scale'];
 const VIEW_ATTRIBUTES = ['panels', 'readonly', 'precision', 'theme', 'mode'];
@@ -349,7 +354,9 @@ export class AttentionCalcElement extends HTMLElement {
     waiting.delete(this);
     let attn;
     try {
-      attn = await loadAttention({ baseUrl: asset('wasm/') });
+      // An embed that shows no lab loads the calculator's half of the core (loadAttention's labs:
+      // false); a lab shown later loads the full core for itself (labsAttn below).
+      attn = await loadAttention({ baseUrl: asset('wasm/'), labs: this.#showsLabCore() });
     } catch (error) {
       this.#status.textContent = `The attention calculator could not start: ${error.message}`;
       this.#status.setAttribute('role', 'alert');
@@ -363,6 +370,7 @@ export class AttentionCalcElement extends HTMLElement {
     if (!this.#pending && this.#mode() === 'practice') state.practice ??= emptyPractice();
     this.#calc = new Calculator({
       attn,
+      labsAttn: () => loadAttention({ baseUrl: asset('wasm/') }),
       state,
       ...view,
       link: (state) => `${this.linkTarget}#${toHash(state)}`,
@@ -405,6 +413,20 @@ export class AttentionCalcElement extends HTMLElement {
     }
   }
 
+  // Whether this element, or another on its page, shows a lab that needs the full core: the
+  // elements of a page share one core, so a page with such a lab loads the full one only. Panels
+  // are read quietly here: #view reports a bad attribute once the calculator can show it.
+  #showsLabCore() {
+    const needsCore = (element) => {
+      try {
+        return parsePanels(element.getAttribute('panels')).some((panel) => LABS_NEEDING_CORE.includes(panel));
+      } catch {
+        return false;
+      }
+    };
+    return needsCore(this) || [...(this.ownerDocument?.querySelectorAll('attention-calc[panels]') ?? [])].some(needsCore);
+  }
+
   #matrixAttributes() {
     return Object.fromEntries(MATRIX_ATTRIBUTES.map((name) => [name, this.getAttribute(name)]));
   }
@@ -427,7 +449,8 @@ export class AttentionCalcElement extends HTMLElement {
     read(() => checkTheme(this.getAttribute('theme')));
     read(() => checkLoading(this.getAttribute('loading')));
     read(() => parseMode(this.getAttribute('mode')));
-    if (problems.length) this.#report(problems.join('. '), { view: true });
+    // The error event quotes the messages as written; the status shows each as a sentence.
+    if (problems.length) this.#report(problems.join('. '), { view: true, shown: problems.map(sentence).join(' ') });
     return view;
   }
 

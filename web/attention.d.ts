@@ -607,6 +607,14 @@ export interface LoadOptions {
   simd?: boolean;
   /** Folder with attention-{simd,scalar}.{mjs,wasm}. Default: ./wasm/ beside attention.js. */
   baseUrl?: string | URL;
+  /**
+   * false: load the calculator's module alone (calculator-{simd,scalar}.{mjs,wasm}: attention,
+   * the masks, the checks, convexHull, cost and limits), about half the bytes of the full core, for
+   * a page that shows no lab; the labs' methods (multiHead, scalingRowStudy, timeAttention, …) then
+   * throw. Where the full core is loaded or loading for the same build and folder, that one is
+   * returned. Default: true, the full core.
+   */
+  labs?: boolean;
 }
 
 /**

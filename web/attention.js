@@ -35,16 +35,20 @@ const instances = new Map();
 
 /**
  * Loads the core. Resolves to an Attention object; later calls share the same instance.
- * @param {{ simd?: boolean, baseUrl?: string | URL }} [options]
+ * @param {{ simd?: boolean, baseUrl?: string | URL, labs?: boolean }} [options]
  *   simd: force the SIMD (true) or scalar (false) build; default: detect.
  *   baseUrl: folder holding attention-{simd,scalar}.{mjs,wasm}; default: ./wasm/ next to this file.
+ *   labs: false loads the calculator's module alone (calculator-{simd,scalar}: attention, masks,
+ *     checks, convexHull, cost, limits), half the bytes, for a page that shows no lab; the labs'
+ *     methods then throw. Where the full core is loaded or loading already, that one is returned.
  */
 export function loadAttention(options) {
-  let simd, base;
+  let simd, base, labs;
   try {
     const o = optionsOf(options, 'loadAttention', '{ simd: false }');
     simd = argument('simd', () => toBoolean(o.simd ?? wasmSimdSupported(), 'simd'));
     base = argument('baseUrl', () => toBaseUrl(o.baseUrl ?? './wasm/'));
+    labs = argument('labs', () => toBoolean(o.labs ?? true, 'labs'));
   } catch (error) {
     return Promise.reject(error);
   }
@@ -52,9 +56,10 @@ export function loadAttention(options) {
     return Promise.reject(new Error('attention-calc: this browser does not support WebAssembly SIMD'));
   }
   const variant = simd ? 'simd' : 'scalar';
-  const key = `${variant} ${base.href}`;
+  const full = `${variant} ${base.href}`;
+  const key = labs || instances.has(full) ? full : `${full} calculator`;
   if (!instances.has(key)) {
-    const loading = instantiate('attention', variant, base).then((module) => new Attention(module, simd, variant, base));
+    const loading = instantiate(labs ? 'attention' : 'calculator', variant, base).then((module) => new Attention(module, simd, variant, base));
     // A failed load is not cached, so a later call can try again.
     loading.catch(() => instances.delete(key));
     instances.set(key, loading);
@@ -126,6 +131,11 @@ async function instantiate(name, variant, base) {
   return Promise.race([ready, failed]);
 }
 
+// The full module's functions the calculator's module leaves out (bindings/labs.cpp).
+const LAB_FUNCTIONS = ['multiHead', 'parameterCount', 'fitPowerLaw', 'normalMatrix', 'entropy', 'scalingExperiment',
+  'scalingRowStudy', 'constructedHead', 'timeAttention', 'prepareOutput', 'runOutput', 'outputError', 'peakMulAdd',
+  'lanes', 'peakChains'];
+
 /** The loaded core. Create it with loadAttention(). */
 class Attention {
   #core;
@@ -141,6 +151,10 @@ class Attention {
   #learned = new Map();   // checkpoint URL → Promise<LearnedModel>
 
   constructor(core, simd, variant, base) {
+    // The calculator's module has no lab functions: each says where it is instead.
+    for (const name of LAB_FUNCTIONS) {
+      core[name] ??= () => fail(`${name} is in the labs' part of the core, which this page did not load: use loadAttention() without labs: false`);
+    }
     this.#core = core;
     this.#variant = variant;
     this.#base = base;

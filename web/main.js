@@ -1,29 +1,10 @@
 // The calculator page: the calculator, whose state lives in the URL hash, then the lesson's labs.
-import { loadAttention } from './attention.js';
-import './attention-calc.js';
+// The element's own loadAttention: in dist/ the page shares the element's bundle, and so its core.
+import { loadAttention } from './attention-calc.js';
 import { COMMIT_MS } from './calc/grid.js';
 import { brokenLinkMessage, defaultState, fromHash } from './calc/state.js';
-// Unbundled, the element's modules import one another five levels deep, a round trip per level
-// before the first number shows; named here, they are all fetched at once (dist/ bundles them).
-import './assets.js';
-import './examples.js';
-import './calc/attributes.js';
-import './calc/calculator.js';
-import './calc/checks.js';
-import './calc/dom.js';
-import './calc/explain.js';
-import './calc/export.js';
-import './calc/files.js';
-import './calc/format.js';
-import './calc/heatmap.js';
-import './calc/masks.js';
-import './calc/parse.js';
-import './calc/plot.js';
-import './calc/random.js';
-import './calc/stepper.js';
-import './calc/steps.js';
-import './calc/tex.js';
-import './vendor/tex-formulas.js';
+// Unbundled, the element's modules are fetched at once (preload.js); dist/ leaves that out.
+import './preload.js';
 
 // Start compiling the core now: the element asks for the same one only once it is laid out.
 // Its failure is the element's to report.

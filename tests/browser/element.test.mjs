@@ -95,6 +95,27 @@ describe('the <attention-calc> element', () => {
     assert.deepEqual(problems, []);
   });
 
+  // Issue 25 §6: an embed without a lab loads the calculator's half of the core; a lab named later
+  // loads the full core for itself, and both work.
+  it('a weights embed loads the calculator\'s module; a lab added later loads the full core and works', async () => {
+    const wasm = [];
+    page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname); });
+    await page.goto(await scratch('<attention-calc id="w" panels="weights"></attention-calc>'));
+    await ready();
+    const w = widget('#w');
+    assert.deepEqual(await weightsIn(w, 3, 3), spec.no_mask.weights.map((r) => r.map((x) => shown(x))));
+    assert.deepEqual(wasm, ['/wasm/calculator-simd.wasm']);
+    await w.evaluate((e) => { e.panels = 'weights,scaling'; });
+    const lab = w.getByRole('group', { name: 'The √d_k experiment', exact: true });
+    await lab.waitFor({ timeout: 20_000 });
+    await w.evaluate((e) => e.ready);
+    assert.deepEqual(wasm, ['/wasm/calculator-simd.wasm', '/wasm/attention-simd.wasm']);
+    // The lab's numbers come from the full core: its gradient summary is drawn.
+    await page.waitForFunction(() => /median/i.test(document.querySelector('#w').shadowRoot.querySelector('.scaling-lab')?.textContent ?? ''), null, { timeout: 20_000 });
+    assert.deepEqual(await weightsIn(w, 3, 3), spec.no_mask.weights.map((r) => r.map((x) => shown(x))));
+    assert.deepEqual(problems, []);
+  });
+
   it('reflects attribute and property changes live', async () => {
     await page.goto(await scratch('<attention-calc id="w"></attention-calc>'));
     await ready();
@@ -328,7 +349,7 @@ describe('the <attention-calc> element', () => {
     assert.deepEqual(problems, []);
 
     for (const [label, fulfil, message] of [
-      ['404', { status: 404, body: 'missing' }, /could not load .*attention-simd\.wasm: HTTP 404/],
+      ['404', { status: 404, body: 'missing' }, /could not load .*calculator-simd\.wasm: HTTP 404/],
       ['an HTML page', { status: 200, contentType: 'text/html', body: '<!doctype html><p>Not here' }, /the file is not WebAssembly \(the server sent text\/html\)/],
     ]) {
       const { page: p, problems: logs, context: ctx } = await openPage(env.browser);

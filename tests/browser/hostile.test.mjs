@@ -231,7 +231,7 @@ describe('hostile input through the UI (issue 10)', () => {
       setTimeout(() => resolve('no error event'), 2000);
     }));
     assert.equal(message, 'theme must be auto (the default), light or dark, not “blue”; the calculator follows the system\'s theme instead');
-    assert.match(await w.locator('.calc-status').textContent(), /^theme must be auto.*instead\.$/);
+    assert.match(await w.locator('.calc-status').textContent(), /^Theme must be auto.*instead\.$/);
     assert.equal(await w.locator('.calc.stale').count(), 0, 'the numbers are right: nothing is dimmed');
     await w.evaluate((e) => e.setAttribute('theme', 'dark'));
     await page.waitForFunction(() => document.getElementById('w').shadowRoot.querySelector('.calc-status').textContent === '');
@@ -430,6 +430,8 @@ describe('hostile input through the UI (issue 10)', () => {
       const label = `frame.html?${query}`;
       const status = await calc.locator('.calc-status').textContent();
       if (!/must be|unknown panel|still makes the calculator read-only/.test(status)) faults.push(`${label}: the status does not say what is wrong (${status})`);
+      // Issue 25 §5: each problem is a sentence of its own, capital first ("Precision must be …. Theme must be …").
+      if (!/^(?:[A-Z][^.]*(?:\.\d[^.]*)*\.\s*)+$/.test(status.trim()) || /\. [a-z]/.test(status)) faults.push(`${label}: the status is not written as sentences (${status})`);
       faults.push(...clean(await visibleText(), label));
       count++;
     }

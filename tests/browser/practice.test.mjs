@@ -205,7 +205,7 @@ describe('issue 12: practice mode', () => {
     await page.waitForFunction(() => document.querySelector('#a').shadowRoot.querySelector('[aria-label="Your weights row 1 column 1"]').getAttribute('aria-invalid') === 'false');
     const b = page.locator('#b');
     await b.getByLabel('Weights row 1 column 1', { exact: true }).waitFor();
-    assert.match(await b.locator('.calc-status').textContent(), /mode must be explore \(the default\) or practice, not “quiz”/);
+    assert.match(await b.locator('.calc-status').textContent(), /Mode must be explore \(the default\) or practice, not “quiz”/);
     // The buttons: explore hides the attempt, practice brings it back.
     await a.getByRole('button', { name: 'Explore', exact: true }).click();
     assert.equal(await a.getByRole('button', { name: 'Explore', exact: true }).getAttribute('aria-pressed'), 'true');

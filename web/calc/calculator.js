@@ -34,6 +34,9 @@ export const LABS = {
   learned: () => import('../labs/learned.js').then((m) => m.LearnedLab),
 };
 
+/** The labs that call the core's lab functions (bindings/labs.cpp); the learned heads have a module of their own. */
+export const LABS_NEEDING_CORE = ['heads', 'cost', 'scaling', 'construct'];
+
 // The seed after `seed`, wrapping from the largest (2^53 − 1) to 0, so "New seed" always gives one
 // the link accepts.
 const nextSeed = (seed) => ((seed ?? 0) + 1) % (MAX_SEED + 1);
@@ -51,9 +54,13 @@ export class Calculator {
    * @param {boolean} [o.readonly]                          show the inputs without letting them change
    * @param {number} [o.precision]                          decimals shown (0 to 8)
    * @param {string[]} [o.panels]                           which panels show (PANELS)
+   * @param {() => Promise<import('../attention.js').Attention>} [o.labsAttn]
+   *   the full core, for the labs that need its lab functions (LABS_NEEDING_CORE), where `attn`
+   *   is the calculator's module alone; default: `attn`
    */
-  constructor({ attn, state, onChange = () => {}, onError = () => {}, link = () => location.href, readonly = false, precision = 3, panels = PANELS }) {
+  constructor({ attn, state, onChange = () => {}, onError = () => {}, link = () => location.href, readonly = false, precision = 3, panels = PANELS, labsAttn = async () => attn }) {
     this.attn = attn;
+    this.labsAttn = labsAttn;
     this.state = state;
     this.onChange = onChange;
     this.onError = onError;
@@ -71,6 +78,7 @@ export class Calculator {
     this.error = '';       // why the current input cannot be computed, or ''
     this.problem = '';     // an input problem reported from outside (an attribute), until the next state
     this.viewProblem = ''; // a problem with how to show it (panels, precision, theme): the numbers stand
+    this.viewProblemShown = ''; // the same as the learner reads it: one sentence per problem
     this.explained = null; // { step, i, j } of the cell being explained
     this.inputStart = null;
     this.labs = new Map(); // name → Promise of the lab, built the first time `panels` names it
@@ -126,9 +134,11 @@ export class Calculator {
    * Shows a problem found outside (a bad attribute). An input problem keeps the last good
    * result, dimmed; a view problem ({ view: true }) is only said: the numbers on screen are right.
    */
-  report(message, { view = false } = {}) {
-    if (view) this.viewProblem = message;
-    else this.problem = message;
+  report(message, { view = false, shown = sentence(message) } = {}) {
+    if (view) {
+      this.viewProblem = message;
+      this.viewProblemShown = message ? shown : '';
+    } else this.problem = message;
     this.#render();
   }
 
@@ -425,7 +435,7 @@ export class Calculator {
       this.#commit();
     }
     if (!this.grids) {
-      const said = [this.problem, this.viewProblem].filter(Boolean).map(sentence).join(' ');
+      const said = [this.problem && sentence(this.problem), this.viewProblemShown].filter(Boolean).join(' ');
       this.status.classList.toggle('error', Boolean(said));
       this.status.textContent = said;
       return;
@@ -474,7 +484,7 @@ export class Calculator {
     this.status.classList.toggle('error', stale || Boolean(this.viewProblem));
     this.status.textContent = [
       stale ? lastValidMessage(problem, 'result', { dimmed: true, kept: Boolean(this.valid) }) : '',
-      this.viewProblem ? `${this.viewProblem.replace(/\.$/, '')}.` : '',
+      this.viewProblem ? this.viewProblemShown : '',
     ].filter(Boolean).join(' ');
     const shown = this.shown;
     if (practicing && this.practice) this.practice.update({ state: this.state, shown: shown?.state ?? null, precision, readonly });
@@ -565,7 +575,8 @@ export class Calculator {
         const slot = h('div', { class: 'lab-slot' });
         this.element.append(slot);
         const generation = this.#labGeneration;
-        this.labs.set(name, Promise.all([load(), this.#labStyles()]).then(([Lab]) => ({ Lab }), (error) => ({ error })).then(({ Lab, error }) => {
+        const core = LABS_NEEDING_CORE.includes(name) ? this.labsAttn() : Promise.resolve(this.attn);
+        this.labs.set(name, Promise.all([load(), this.#labStyles(), core]).then(([Lab, , attn]) => ({ Lab, attn }), (error) => ({ error })).then(({ Lab, attn, error }) => {
           // Disposed of before its module and styles arrived (the element left the page while
           // loading): never built, and no error shown.
           if (generation !== this.#labGeneration) {
@@ -576,7 +587,7 @@ export class Calculator {
             slot.replaceWith(h('p', { class: 'calc-status error', role: 'alert', text: `The ${name} panel could not load: ${error.message}` }));
             return null;
           }
-          const lab = new Lab({ attn: this.attn, onError: (message) => this.onError(message) });
+          const lab = new Lab({ attn, onError: (message) => this.onError(message) });
           slot.replaceWith(lab.element);
           return lab;
         }));
