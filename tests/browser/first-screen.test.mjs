@@ -73,6 +73,21 @@ describe('issue 25 #5: the first screen', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('at 390 px a practice answer such as -0.707 shows whole in its cell', async () => {
+    const { page, problems, calc } = await open(390, 844);
+    await page.getByRole('button', { name: 'Practice', exact: true }).first().click();
+    for (const name of ['Your scaled row 3 column 1', 'Your weights row 2 column 2']) {
+      const entry = cell(calc, name);
+      await entry.scrollIntoViewIfNeeded();
+      await entry.click();
+      await page.keyboard.type('-0.707', { delay: 60 });
+      await page.keyboard.press('Enter');
+      const { shown, needed } = await entry.evaluate((e) => ({ shown: e.clientWidth, needed: e.scrollWidth }));
+      assert.ok(needed <= shown, `${name}: "-0.707" needs ${needed} px, the cell shows ${shown}`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
   for (const [width, height] of [[1280, 800], [390, 844]]) {
     it(`at ${width} px the causal hint sits on its checkbox label's line`, async () => {
       const { problems, calc } = await open(width, height);
