@@ -10,6 +10,9 @@
 // has the right form, and turns core errors into JS Errors. Types: attention.d.ts.
 // Results are fresh JS arrays: nothing returned points into the wasm heap.
 
+import { InputError, argument, count, describe, fail, optionsOf, toBoolean, typedArrayKind, unwrap, withDefault } from './api/arguments.js';
+import { fetchBytes, instantiate } from './api/modules.js';
+
 // Smallest module that uses a v128 instruction; WebAssembly.validate accepts it only where
 // SIMD is supported (the bytes of wasm-feature-detect's simd() test).
 const SIMD_PROBE = new Uint8Array([
@@ -19,7 +22,6 @@ const SIMD_PROBE = new Uint8Array([
 
 const FLOAT32_MAX = 3.4028234663852886e38;
 const HEAD_KINDS = ['previous-token', 'first-token', 'same-token'];
-const IS_NODE = typeof process === 'object' && typeof process.versions?.node === 'string';
 
 /** True when this engine validates WebAssembly SIMD (v128) code. */
 export function wasmSimdSupported() {
@@ -79,57 +81,6 @@ function toUrl(value, name) {
 
 // The folder of the modules, relative to this file unless absolute.
 const toBaseUrl = (value) => toUrl(value, 'baseUrl');
-
-const WASM_MAGIC = [0, 97, 115, 109]; // "\0asm"
-
-// Compiles from the bytes, so a server that labels .wasm with the wrong MIME type still works;
-// a page that is not WebAssembly at all (an HTML error page, say) gets a clear message.
-async function compileWasm(url) {
-  const { bytes, type } = await fetchBytes(url);
-  if (!WASM_MAGIC.every((b, i) => bytes[i] === b)) {
-    throw new Error(`the file is not WebAssembly${type ? ` (the server sent ${type.split(';')[0]})` : ''}`);
-  }
-  return WebAssembly.compile(bytes);
-}
-
-// A file's bytes: read from disk under Node (file: URLs), fetched elsewhere.
-async function fetchBytes(url) {
-  if (IS_NODE && url.protocol === 'file:') {
-    const { readFile } = await import('node:fs/promises');
-    return { bytes: new Uint8Array(await readFile(url)), type: '' };
-  }
-  const response = await fetch(url, { credentials: 'same-origin' });
-  if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
-  return {
-    bytes: new Uint8Array(await response.arrayBuffer()),
-    type: response.headers.get('content-type') ?? '',
-  };
-}
-
-// name-variant.mjs and .wasm from base: the calculator's module ('attention') or the learned heads' ('learned').
-async function instantiate(name, variant, base) {
-  const wasmUrl = new URL(`${name}-${variant}.wasm`, base);
-  let wasmModule, createModule;
-  try {
-    [wasmModule, { default: createModule }] = await Promise.all([
-      compileWasm(wasmUrl),
-      import(new URL(`${name}-${variant}.mjs`, base).href),
-    ]);
-  } catch (cause) {
-    throw new Error(`attention-calc: could not load ${wasmUrl.href}: ${cause.message}`, { cause });
-  }
-  // The module is compiled above, so Emscripten's own fetch (and its console messages on
-  // failure) never runs: instantiateWasm hands it the ready module.
-  let fail;
-  const failed = new Promise((_, reject) => (fail = reject));
-  const ready = createModule({
-    instantiateWasm(imports, receive) {
-      WebAssembly.instantiate(wasmModule, imports).then((instance) => receive(instance, wasmModule), fail);
-      return {};
-    },
-  });
-  return Promise.race([ready, failed]);
-}
 
 // The full module's functions the calculator's module leaves out (bindings/labs.cpp).
 const LAB_FUNCTIONS = ['multiHead', 'parameterCount', 'fitPowerLaw', 'normalMatrix', 'entropy', 'scalingExperiment',
@@ -722,11 +673,6 @@ class Trainer {
   }
 }
 
-function unwrap(raw) {
-  if (raw.error !== undefined) throw new Error(raw.error);
-  return raw;
-}
-
 // The core's fields under the same names (bindings/embind.cpp), as JS arrays.
 function attentionResult(raw, n, m, dv, hiddenBy) {
   const reasons = toRows(raw.hidden, n, m); // MaskReason bits per cell (src/mask.hpp)
@@ -763,70 +709,7 @@ function toRows(flat, rows, cols) {
 }
 
 // --- input conversion: the form of the input, not its math (the core checks sizes and values)
-
-// A mistake in the caller's input. It prints as a plain Error; the subclass only lets argument()
-// tell these messages from an exception the input itself threw while being read.
-class InputError extends Error {}
-InputError.prototype.name = 'Error';
-
-function fail(message) {
-  throw new InputError(message);
-}
-
-// Converts one argument. An exception thrown while reading it (a getter or Proxy trap of the
-// caller's) becomes an Error that names the argument, with the original as its cause.
-function argument(name, convert) {
-  try {
-    return convert();
-  } catch (error) {
-    if (error instanceof InputError) throw error;
-    throw new Error(`${name} could not be read: reading it threw ${describe(error)} (this Error's cause)`, { cause: error });
-  }
-}
-
-// The options object of a method; undefined stands for {}.
-function optionsOf(value, method, example) {
-  if (value === undefined) return {};
-  if (value === null || typeof value !== 'object') {
-    fail(`${method} takes an options object such as ${example} (got ${describe(value)})`);
-  }
-  return value;
-}
-
-const withDefault = (value, fallback) => (value === undefined ? fallback : value);
-
-// "1 row", "3 rows"
-const count = (n, one, many) => `${n} ${n === 1 ? one : many}`;
-
-// The name of a typed array's kind ('Float32Array', ...) from its internal slot; undefined for
-// anything else, a DataView and a Proxy included. Right for typed arrays from other realms too.
-const typedArrayKind = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
-
-// How a value is shown in a message: as given (1e-50, -0, a BigInt with its n), never throwing.
-function describe(value) {
-  try {
-    switch (typeof value) {
-      case 'string': return JSON.stringify(value.length > 20 ? `${value.slice(0, 20)}…` : value);
-      case 'number': return Object.is(value, -0) ? '-0' : String(value);
-      case 'bigint': return `the BigInt ${value}n`;
-      case 'symbol': return 'a symbol';
-      case 'function': return 'a function';
-      case 'undefined': case 'boolean': return String(value);
-    }
-    if (value === null) return 'null';
-    if (Array.isArray(value)) return 'an array';
-    const kind = typedArrayKind.call(value);
-    if (kind) return article(kind);
-    if (ArrayBuffer.isView(value)) return 'a DataView';
-    if (value instanceof Error) return article(String(value.name));
-    return 'an object';
-  } catch {
-    return 'a value that cannot be inspected'; // a revoked Proxy, say
-  }
-}
-
-// "a Float32Array", "an Int8Array", "a TypeError"
-const article = (noun) => `${/^[AEIO]/.test(noun) ? 'an' : 'a'} ${noun}`;
+// (the general helpers are in api/arguments.js)
 
 // value as a list to read entries from: an array, or a typed array of numbers; undefined when it
 // is neither. A DataView (no entries to index) and a BigInt64Array (BigInts, not numbers) are
@@ -987,11 +870,6 @@ function toPositive(value, name) {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     fail(`${name} must be a finite number greater than 0 (got ${describe(value)})`);
   }
-  return value;
-}
-
-function toBoolean(value, name) {
-  if (typeof value !== 'boolean') fail(`${name} must be true or false (got ${describe(value)})`);
   return value;
 }
 

@@ -1,0 +1,56 @@
+// The core's WebAssembly modules: compiled from their bytes (read from disk under Node, fetched
+// elsewhere) and instantiated through their Emscripten glue. attention.js loads the calculator's,
+// the full core and the learned heads' with it, gpt2.js GPT-2's.
+
+export const IS_NODE = typeof process === 'object' && typeof process.versions?.node === 'string';
+
+const WASM_MAGIC = [0, 97, 115, 109]; // "\0asm"
+
+// Compiles from the bytes, so a server that labels .wasm with the wrong MIME type still works;
+// a page that is not WebAssembly at all (an HTML error page, say) gets a clear message.
+async function compileWasm(url) {
+  const { bytes, type } = await fetchBytes(url);
+  if (!WASM_MAGIC.every((b, i) => bytes[i] === b)) {
+    throw new Error(`the file is not WebAssembly${type ? ` (the server sent ${type.split(';')[0]})` : ''}`);
+  }
+  return WebAssembly.compile(bytes);
+}
+
+// A file's bytes: read from disk under Node (file: URLs), fetched elsewhere.
+export async function fetchBytes(url) {
+  if (IS_NODE && url.protocol === 'file:') {
+    const { readFile } = await import('node:fs/promises');
+    return { bytes: new Uint8Array(await readFile(url)), type: '' };
+  }
+  const response = await fetch(url, { credentials: 'same-origin' });
+  if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
+  return {
+    bytes: new Uint8Array(await response.arrayBuffer()),
+    type: response.headers.get('content-type') ?? '',
+  };
+}
+
+// name-variant.mjs and .wasm from base: the calculator's module ('attention') or the learned heads' ('learned').
+export async function instantiate(name, variant, base) {
+  const wasmUrl = new URL(`${name}-${variant}.wasm`, base);
+  let wasmModule, createModule;
+  try {
+    [wasmModule, { default: createModule }] = await Promise.all([
+      compileWasm(wasmUrl),
+      import(new URL(`${name}-${variant}.mjs`, base).href),
+    ]);
+  } catch (cause) {
+    throw new Error(`attention-calc: could not load ${wasmUrl.href}: ${cause.message}`, { cause });
+  }
+  // The module is compiled above, so Emscripten's own fetch (and its console messages on
+  // failure) never runs: instantiateWasm hands it the ready module.
+  let fail;
+  const failed = new Promise((_, reject) => (fail = reject));
+  const ready = createModule({
+    instantiateWasm(imports, receive) {
+      WebAssembly.instantiate(wasmModule, imports).then((instance) => receive(instance, wasmModule), fail);
+      return {};
+    },
+  });
+  return Promise.race([ready, failed]);
+}
