@@ -188,8 +188,8 @@ def write_safetensors(path, specs, produce):
     with open(tmp, "wb") as f:
         f.write(struct.pack("<Q", len(text)) + text)
         for name, dtype, shape in specs:
-            data = produce(name)
-            assert len(data) == header[name]["data_offsets"][1] - header[name]["data_offsets"][0], name
+            data = memoryview(produce(name))  # bytes, or a little-endian array written as it is
+            assert data.nbytes == header[name]["data_offsets"][1] - header[name]["data_offsets"][0], name
             f.write(data)
     os.replace(tmp, path)
     return 8 + len(text), 8 + len(text) + offset
@@ -232,24 +232,24 @@ def model_keys(layers, d, context, vocab):
     return keys
 
 
-def init_values(seed, key, shape, init, d):
-    """One tensor's float64 values, from a generator seeded by the checkpoint's seed and the key,
-    so a tensor is the same however many others are made before it (and can be streamed).
+def init_values(seed, key, shape, init, d, dtype=torch.float64):
+    """One tensor's values, from a generator seeded by the checkpoint's seed and the key, so a
+    tensor is the same however many others are made before it (and can be streamed).
     The scales make attention peaked: LayerNorm's output has entries of about 1, so q and k have
     entries of about s·√d and the scores q·k/√d_head a spread of about s²·d = 5. The embeddings
     give logits with a spread of about 4 over the vocabulary, so the top 5 stand apart."""
     if init == "causal":
-        return torch.tril(torch.ones(shape[-2], shape[-1], dtype=torch.float64)).view(shape)
+        return torch.tril(torch.ones(shape[-2], shape[-1], dtype=dtype)).view(shape)
     if init == "masked_bias":
-        return torch.tensor(-1e4, dtype=torch.float64)
+        return torch.tensor(-1e4, dtype=dtype)
     g = torch.Generator().manual_seed(seed * 1_000_003 + zlib.crc32(key.encode()))
-    r = torch.randn(*shape, generator=g, dtype=torch.float64)
+    r = torch.randn(*shape, generator=g, dtype=dtype)  # scaled in place: one copy of a large tensor
     if init == "qkv":
         qk = math.sqrt(5.0 / d)
-        return r * torch.tensor([qk] * (2 * d) + [1.0 / math.sqrt(d)] * d, dtype=torch.float64)
+        return r.mul_(torch.tensor([qk] * (2 * d) + [1.0 / math.sqrt(d)] * d, dtype=dtype))
     scale = {"embed": 4.0 / math.sqrt(d), "proj": 1.0 / math.sqrt(d), "fc": 1.0 / math.sqrt(d),
              "mlp_proj": 0.5 / math.sqrt(4 * d), "bias": 0.05, "ln_bias": 0.05, "ln_weight": 0.1}[init]
-    return 1.0 + r * scale if init == "ln_weight" else r * scale
+    return r.mul_(scale).add_(1.0) if init == "ln_weight" else r.mul_(scale)
 
 
 def parameter_count(layers, d, context, vocab):
@@ -351,6 +351,71 @@ def compact(a, digits=10):
     return np.round(np.asarray(a, dtype=np.float64), digits).tolist()
 
 
+def run_cases(label, model, weights, heads, cases):
+    """Runs both forward passes on each case's ids, checks that they agree, and adds the reference:
+    every layer's attentions [L][H][n][n], the top 5 next tokens after the last token (id and
+    probability, float64 softmax) and the gap between the top 6 logits (the order's margin).
+    → (cases, mean max attention weight over rows that see 2 tokens or more, smallest gap)"""
+    max_weights, gaps = [], []
+    for case in cases:
+        ids = case["ids"]
+        with torch.no_grad():
+            logits, attentions = model(torch.tensor(ids))
+        attentions = np.stack([a.numpy() for a in attentions])  # [L, H, n, n]
+        np_logits, np_attentions = np_forward(weights, heads, ids)
+        attention_diff = np.abs(attentions - np.stack(np_attentions)).max()
+        logit_diff = (np.abs(logits.numpy() - np_logits) / np.maximum(1.0, np.abs(np_logits))).max()
+        assert attention_diff < 1e-10 and logit_diff < 1e-10, (label, case["name"], attention_diff, logit_diff)
+        assert np.allclose(attentions.sum(-1), 1.0, atol=1e-12) and not np.triu(attentions, 1).any()
+        last = logits[-1].numpy()
+        probabilities = np.exp(last - last.max())
+        probabilities /= probabilities.sum()
+        top = np.argsort(-last, kind="stable")[:6]
+        gap = float(-np.diff(last[top]).min())  # the top 5's order and the 6th stand apart by this
+        assert gap > 1e-3, (label, case["name"], "near tie in the top 5", gap)
+        gaps.append(gap)
+        if len(ids) > 1:
+            max_weights.append(attentions[:, :, 1:, :].max(-1).mean())
+        case.update(attentions=compact(attentions),
+                    next=[{"id": int(i), "probability": float(probabilities[i])} for i in top[:5]],
+                    topLogitGap=round(gap, 6))
+    mean_max = float(np.mean(max_weights))
+    assert mean_max > 0.5, (label, "attention is not peaked", mean_max)
+    return cases, mean_max, min(gaps)
+
+
+def hf_config(config):
+    """The config.json Hugging Face keeps beside model.safetensors."""
+    return {"activation_function": "gelu_new", "architectures": ["GPT2LMHeadModel"], "model_type": "gpt2",
+            "bos_token_id": END_OF_TEXT, "eos_token_id": END_OF_TEXT, "layer_norm_epsilon": EPS,
+            "n_ctx": config["context"], "n_embd": config["dModel"], "n_head": config["heads"],
+            "n_layer": config["layers"], "n_positions": config["context"], "vocab_size": config["vocabSize"],
+            "torch_dtype": {"F32": "float32", "F16": "float16", "BF16": "bfloat16"}[config["dtype"]]}
+
+
+def file_facts(names, shapes, dtype, prefix, header_bytes, file_bytes):
+    """What a reader fetches and skips: the buffers and a tied lm_head are never read."""
+    skipped = [n for n in names if n == "lm_head.weight" or n.endswith(".attn.bias") or n.endswith(".attn.masked_bias")]
+    read = [n for n in names if n not in skipped]
+    nbytes = lambda ns: sum(DTYPE_SIZE[dtype] * math.prod(shapes[n]) for n in ns)
+    return {"bytes": file_bytes, "headerBytes": header_bytes, "prefix": prefix, "read": read,
+            "readBytes": nbytes(read), "skipped": skipped, "skippedBytes": nbytes(skipped)}
+
+
+def reference_document(note, model_file, config_file, config, file_info, mean_max, cases):
+    return {
+        "generated_by": note,
+        "note": "Generated file; regenerate rather than edit. Random weights, float64 references from the weights as stored.",
+        "model": model_file, "hfConfig": config_file,
+        "config": config,
+        # heads ≠ dModel / 64: openGpt2 needs options.heads (or options.config) to split them.
+        "headsOption": config["heads"] if config["heads"] != config["dModel"] // 64 else None,
+        "file": file_info,
+        "meanMaxAttention": round(mean_max, 4),
+        "cases": cases,
+    }
+
+
 def make_checkpoint(ck, out, ids_of, generator_note):
     t0 = time.perf_counter()
     L, H, d, ctx, V, dtype = ck["layers"], ck["heads"], ck["d"], ck["context"], ck["vocab"], ck["dtype"]
@@ -371,11 +436,10 @@ def make_checkpoint(ck, out, ids_of, generator_note):
     path = os.path.join(folder, "model.safetensors")
     header_bytes, file_bytes = write_safetensors(path, [(n, dtype, shapes[n]) for n in names], data.__getitem__)
 
-    skipped = [n for n in names if n == "lm_head.weight" or n.endswith(".attn.bias") or n.endswith(".attn.masked_bias")]
-    read = [n for n in names if n not in skipped]
-    nbytes = lambda ns: sum(DTYPE_SIZE[dtype] * math.prod(shapes[n]) for n in ns)
+    facts = file_facts(names, shapes, dtype, prefix, header_bytes, file_bytes)
+    read = facts["read"]
     parameters = parameter_count(L, d, ctx, V)
-    assert nbytes(read) == parameters * DTYPE_SIZE[dtype]
+    assert facts["readBytes"] == parameters * DTYPE_SIZE[dtype]
 
     # The BF16 rounding agrees with PyTorch's own float32 → bfloat16 conversion.
     if dtype == "BF16":
@@ -392,61 +456,22 @@ def make_checkpoint(ck, out, ids_of, generator_note):
         assert all(from_file[f"transformer.h.{i}.attn.masked_bias"] == stored(-1e4, dtype)[1] for i in range(L))
     weights = {n[len(prefix):]: a for n, a in from_file.items() if n in read}
 
-    cases, max_weights, gaps = [], [], []
-    for case in cases_for(ck, ids_of):
-        ids = case["ids"]
-        assert len(ids) <= ctx and max(ids) < V, case["name"]
-        with torch.no_grad():
-            logits, attentions = model(torch.tensor(ids))
-        attentions = np.stack([a.numpy() for a in attentions])  # [L, H, n, n]
-        np_logits, np_attentions = np_forward(weights, H, ids)
-        attention_diff = np.abs(attentions - np.stack(np_attentions)).max()
-        logit_diff = (np.abs(logits.numpy() - np_logits) / np.maximum(1.0, np.abs(np_logits))).max()
-        assert attention_diff < 1e-10 and logit_diff < 1e-10, (ck["name"], case["name"], attention_diff, logit_diff)
-        assert np.allclose(attentions.sum(-1), 1.0, atol=1e-12) and not np.triu(attentions, 1).any()
-        last = logits[-1].numpy()
-        probabilities = np.exp(last - last.max())
-        probabilities /= probabilities.sum()
-        top = np.argsort(-last, kind="stable")[:6]
-        gap = float(-np.diff(last[top]).min())  # the top 5's order and the 6th stand apart by this
-        assert gap > 1e-3, (ck["name"], case["name"], "near tie in the top 5", gap)
-        gaps.append(gap)
-        if len(ids) > 1:
-            max_weights.append(attentions[:, :, 1:, :].max(-1).mean())
-        case.update(attentions=compact(attentions),
-                    next=[{"id": int(i), "probability": float(probabilities[i])} for i in top[:5]],
-                    topLogitGap=round(gap, 6))
-        cases.append(case)
-
-    mean_max = float(np.mean(max_weights))
-    assert mean_max > 0.5, (ck["name"], "attention is not peaked", mean_max)
+    cases = cases_for(ck, ids_of)
+    for case in cases:
+        assert len(case["ids"]) <= ctx and max(case["ids"]) < V, case["name"]
+    cases, mean_max, min_gap = run_cases(ck["name"], model, weights, H, cases)
     config = dict(layers=L, heads=H, dModel=d, context=ctx, vocabSize=V, dtype=dtype, parameters=parameters)
-    hf_config = {"activation_function": "gelu_new", "architectures": ["GPT2LMHeadModel"], "model_type": "gpt2",
-                 "bos_token_id": END_OF_TEXT, "eos_token_id": END_OF_TEXT, "layer_norm_epsilon": EPS,
-                 "n_ctx": ctx, "n_embd": d, "n_head": H, "n_layer": L, "n_positions": ctx, "vocab_size": V,
-                 "torch_dtype": {"F32": "float32", "F16": "float16", "BF16": "bfloat16"}[dtype]}
     with open(os.path.join(folder, "config.json"), "w") as f:
-        json.dump(hf_config, f, indent=2)
+        json.dump(hf_config(config), f, indent=2)
         f.write("\n")
-    reference = {
-        "generated_by": generator_note,
-        "note": "Generated file; regenerate rather than edit. Random weights, float64 references from the weights as stored.",
-        "model": "model.safetensors", "hfConfig": "config.json",
-        "config": config,
-        # heads ≠ dModel / 64: openGpt2 needs options.heads (or options.config) to split them.
-        "headsOption": H if H != d // 64 else None,
-        "file": {"bytes": file_bytes, "headerBytes": header_bytes, "prefix": prefix,
-                 "read": read, "readBytes": nbytes(read), "skipped": skipped, "skippedBytes": nbytes(skipped)},
-        "meanMaxAttention": round(mean_max, 4),
-        "cases": cases,
-    }
+    reference = reference_document(generator_note, "model.safetensors", "config.json", config, facts, mean_max, cases)
     with open(os.path.join(folder, "reference.json"), "w") as f:
         json.dump(reference, f, separators=(",", ":"), ensure_ascii=False)
         f.write("\n")
     ref_bytes = os.path.getsize(os.path.join(folder, "reference.json"))
     print(f"{ck['name']:>13}: {dtype:<4} L{L} H{H}×{d // H} d{d} ctx{ctx} V{V}  {file_bytes / 1e6:6.2f} MB + "
           f"reference {ref_bytes / 1e6:.2f} MB  {len(cases)} texts  mean max attention {mean_max:.3f}  "
-          f"min top-6 logit gap {min(gaps):.3f}  {time.perf_counter() - t0:.1f} s")
+          f"min top-6 logit gap {min_gap:.3f}  {time.perf_counter() - t0:.1f} s")
     return {"name": ck["name"], "config": config, "headsOption": reference["headsOption"], "prefix": prefix,
             "bytes": file_bytes, "meanMaxAttention": reference["meanMaxAttention"]}
 
@@ -457,20 +482,53 @@ SMALL = dict(layers=12, heads=12, d=768, context=1024, vocab=50257, seed=124)
 
 
 def small_shaped_values(key, shape, init):
-    return init_values(SMALL["seed"], key, shape, init, SMALL["d"])
+    """Drawn in float32 directly (GPT-2 small's wte alone is 154 MB in float32)."""
+    return init_values(SMALL["seed"], key, shape, init, SMALL["d"], torch.float32)
 
 
-def write_small_shaped(path):
-    """Streams one tensor at a time to disk; the bytes of a tensor are dropped once written."""
+def write_small_shaped(path, note, with_reference=True):
+    """Streams one tensor at a time to disk; the bytes of a tensor are dropped once written. Then,
+    unless with_reference is false, reads the file back and writes its float64 reference beside
+    it (PATH's stem + .reference.json): the lesson's sentence with and without <|endoftext|> first,
+    and the repeated sequence, through both forward passes (about 3 GB of memory for a minute)."""
     t0 = time.perf_counter()
+    L, H, d, ctx, V = SMALL["layers"], SMALL["heads"], SMALL["d"], SMALL["context"], SMALL["vocab"]
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    keys = model_keys(SMALL["layers"], SMALL["d"], SMALL["context"], SMALL["vocab"])
-    inits = {k: (s, i) for k, s, i in keys}
-    produce = lambda name: stored(small_shaped_values(name, *inits[name]).numpy(), "F32")[0]
-    header, total = write_safetensors(path, [(k, "F32", inits[k][0]) for k in sorted(inits)], produce)
-    params = parameter_count(SMALL["layers"], SMALL["d"], SMALL["context"], SMALL["vocab"])
-    print(f"wrote {path}: {total:,} bytes (header {header}), {params:,} parameters, "
-          f"{time.perf_counter() - t0:.1f} s")
+    inits = {k: (s, i) for k, s, i in model_keys(L, d, ctx, V)}
+    assert sys.byteorder == "little"
+    produce = lambda name: small_shaped_values(name, *inits[name]).numpy()
+    names = sorted(inits)
+    header, total = write_safetensors(path, [(k, "F32", inits[k][0]) for k in names], produce)
+    params = parameter_count(L, d, ctx, V)
+    print(f"wrote {path}: {total:,} bytes (header {header}), {params:,} parameters, {time.perf_counter() - t0:.1f} s")
+    if not with_reference:
+        return
+    t0 = time.perf_counter()
+    from_file, _ = read_safetensors(path)
+    facts = file_facts(names, {k: v[0] for k, v in inits.items()}, "F32", "", header, total)
+    assert facts["readBytes"] == params * 4
+    default_dtype = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)  # no float32 copy of the model on the way
+    model = GPT2(L, H, d, ctx, V).eval()
+    torch.set_default_dtype(default_dtype)
+    model.load_state_dict({k: torch.from_numpy(v) for k, v in from_file.items()})
+    weights = {k: v for k, v in from_file.items() if k in facts["read"]}
+    del from_file
+    lesson, induction = encode([LESSON, INDUCTION])
+    cases = [dict(name="the lesson's sentence", text=LESSON, endOfTextFirst=False, ids=lesson),
+             dict(name="the lesson's sentence, <|endoftext|> first", text=LESSON, endOfTextFirst=True,
+                  ids=[END_OF_TEXT] + lesson),
+             dict(name="repeated sequence (induction), <|endoftext|> first", text=INDUCTION, endOfTextFirst=True,
+                  ids=[END_OF_TEXT] + induction)]
+    cases, mean_max, min_gap = run_cases("small-shaped", model, weights, H, cases)
+    config = dict(layers=L, heads=H, dModel=d, context=ctx, vocabSize=V, dtype="F32", parameters=params)
+    reference_path = (path[:-len(".safetensors")] if path.endswith(".safetensors") else path) + ".reference.json"
+    with open(reference_path, "w") as f:
+        json.dump(reference_document(note, os.path.basename(path), None, config, facts, mean_max, cases), f,
+                  separators=(",", ":"), ensure_ascii=False)
+        f.write("\n")
+    print(f"wrote {reference_path}: {len(cases)} texts, mean max attention {mean_max:.3f}, "
+          f"min top-6 logit gap {min_gap:.3f}, {time.perf_counter() - t0:.1f} s")
 
 
 def small_shaped_model():
@@ -479,7 +537,7 @@ def small_shaped_model():
         for key, tensor in model.state_dict().items():  # float32, as the file stores them
             shape, init = next((s, i) for k, s, i in model_keys(SMALL["layers"], SMALL["d"], SMALL["context"],
                                                                    SMALL["vocab"]) if k == key)
-            tensor.copy_(small_shaped_values(key, shape, init).to(torch.float32))
+            tensor.copy_(small_shaped_values(key, shape, init))
     return model
 
 
@@ -531,21 +589,23 @@ def torch_bench():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=DEFAULT_OUT, help="where the small checkpoints go (build-fixtures/gpt2)")
-    parser.add_argument("--small-shaped", metavar="PATH", help="write a GPT-2-small-shaped F32 file")
+    parser.add_argument("--small-shaped", metavar="PATH", help="write a GPT-2-small-shaped F32 file (and its "
+                        "reference, PATH's stem + .reference.json)")
+    parser.add_argument("--no-reference", action="store_true", help="with --small-shaped: only the file")
     parser.add_argument("--onnx", metavar="PATH", help="export the small-shaped float32 model to ONNX")
     parser.add_argument("--torch-bench", action="store_true", help="time PyTorch's float32 forward, one thread")
     args = parser.parse_args()
     torch.set_num_threads(1)
     t0 = time.perf_counter()
+    note = f"tools/make_gpt2_fixtures.py with PyTorch {torch.__version__} and NumPy {np.__version__}, float64"
     if args.small_shaped:
-        write_small_shaped(args.small_shaped)
+        write_small_shaped(args.small_shaped, note, not args.no_reference)
     if args.onnx:
         export_onnx(args.onnx)
     if args.torch_bench:
         torch_bench()
     if args.small_shaped or args.onnx or args.torch_bench:
         return
-    note = f"tools/make_gpt2_fixtures.py with PyTorch {torch.__version__} and NumPy {np.__version__}, float64"
     os.makedirs(args.out, exist_ok=True)
     index_path = os.path.join(args.out, "index.json")
     if os.path.exists(index_path):
