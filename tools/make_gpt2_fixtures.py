@@ -7,14 +7,34 @@ git ignores: the files are generated, never committed).
         --small-shaped PATH   a GPT-2-small-shaped F32 file (~548 MB), streamed to disk
         --onnx PATH           the same model in float32 as ONNX (opset 17), for onnxruntime-web
         --torch-bench         PyTorch's float32 forward on one thread at 10, 64 and 256 tokens (JSON)
+        --no-reference, --quick   a faster --small-shaped (no reference), --torch-bench (one run each)
 
-Two forward passes, written separately from the facts in docs/gpt2.md (the shared notes), must
-agree to 1e-10 on every run: a PyTorch float64 model whose state_dict() has Hugging Face's keys
+Two forward passes, written separately from the facts issue 26 lists, must agree to 1e-10 on
+every run: a PyTorch float64 model whose state_dict() has Hugging Face's keys
 (Conv1D weights [in, out], heads as a reshape, the causal mask from the attn.bias buffer), and a
 NumPy one with explicit per-head, per-row loops that reads its weights back from the safetensors
 file just written (so it checks the writer, the layout and the rounding too). The references are
 computed from the weights as stored: rounded to the file's dtype, then widened to float64.
 Token ids come from the gpt-3-encoder npm package (node_modules), the tokenizer's reference.
+
+What it writes (deterministic: the same bytes on every run):
+    build-fixtures/gpt2/index.json         written last, so its presence means a complete set:
+        {generated_by, checkpoints: [{name, config, headsOption, prefix, bytes, meanMaxAttention, float32Error}]}
+    build-fixtures/gpt2/<name>/model.safetensors, config.json (Hugging Face's), reference.json:
+        generated_by, note, model ("model.safetensors"), hfConfig ("config.json", or null),
+        config        {layers, heads, dModel, context, vocabSize, dtype, parameters}: Gpt2Model.config
+                      (parameters: the floats kept, without buffers or a tied lm_head)
+        headsOption   heads when they are not dModel / 64 (openGpt2 then needs options.heads or
+                      options.config), else null
+        file          {bytes, headerBytes (8 + the JSON's length), prefix ("" or "transformer."),
+                       read: [the keys a loader reads], readBytes, skipped: [attn.bias, attn.masked_bias,
+                       lm_head.weight keys], skippedBytes}
+        meanMaxAttention   the mean largest weight of the rows that see 2 tokens or more (peaked > 0.5)
+        float32Error  {attention, probability}: PyTorch's float32 forward against these references
+        cases: [{name, text (null: ids only), endOfTextFirst, ids (50256 first when endOfTextFirst),
+                 attentions [layer][head][n][n] (rows sum to 1, zeros above the diagonal, rounded to 1e-10),
+                 next [{id, probability}] × 5 after the last token, likeliest first,
+                 topLogitGap (the smallest gap between the top 6 logits: how far the order is from a tie)}]
 """
 import argparse
 import json
@@ -53,16 +73,16 @@ class Conv1D(nn.Module):
 class Attention(nn.Module):
     def __init__(self, d, heads, context):
         super().__init__()
-        self.heads = heads
+        self.heads, self.head_size = heads, d // heads
         self.register_buffer("bias", torch.tril(torch.ones(context, context)).view(1, 1, context, context))
         self.c_attn = Conv1D(d, 3 * d)
         self.c_proj = Conv1D(d, d)
 
     def forward(self, x):  # x [..., n, d]
         n, d = x.shape[-2], x.shape[-1]
-        split = lambda t: t.reshape(*t.shape[:-1], self.heads, d // self.heads).transpose(-3, -2)  # [..., H, n, dh]
+        split = lambda t: t.reshape(*t.shape[:-1], self.heads, self.head_size).transpose(-3, -2)  # [..., H, n, dh]
         q, k, v = map(split, self.c_attn(x).split(d, dim=-1))
-        scores = q @ k.transpose(-1, -2) / math.sqrt(d // self.heads)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_size)
         scores = scores.masked_fill(self.bias[0, 0, :n, :n] == 0, float("-inf"))
         weights = torch.softmax(scores, dim=-1)
         return self.c_proj((weights @ v).transpose(-3, -2).reshape(x.shape)), weights
@@ -108,8 +128,10 @@ class GPT2(nn.Module):
         for block in self.h:
             x, weights = block(x)
             attentions.append(weights)
-        x = self.ln_f(x[..., -1, :] if last_only else x)
-        return x @ self.wte.weight.T, attentions
+        x = self.ln_f(x[..., -1:, :] if last_only else x)
+        # wte · xᵀ rather than x · wteᵀ: an ONNX export then keeps one copy of wte, not a transposed second.
+        logits = (self.wte.weight @ x.transpose(-1, -2)).transpose(-1, -2)
+        return (logits[..., 0, :] if last_only else logits), attentions
 
 
 # --- The same forward in NumPy, written apart: per head and per row, no mask tensor -----------
@@ -355,12 +377,18 @@ def run_cases(label, model, weights, heads, cases):
     """Runs both forward passes on each case's ids, checks that they agree, and adds the reference:
     every layer's attentions [L][H][n][n], the top 5 next tokens after the last token (id and
     probability, float64 softmax) and the gap between the top 6 logits (the order's margin).
-    → (cases, mean max attention weight over rows that see 2 tokens or more, smallest gap)"""
-    max_weights, gaps = [], []
+    The same model in float32 (PyTorch's) must meet the tests' tolerances:
+    → (cases, mean max attention weight over rows that see 2 tokens or more, smallest gap,
+       {the float32 model's largest attention and top-5 probability errors})"""
+    max_weights, gaps, worst32 = [], [], {"attention": 0.0, "probability": 0.0}
+    model32 = GPT2(len(model.h), model.h[0].attn.heads, model.wte.weight.shape[1], model.wpe.weight.shape[0],
+                   model.wte.weight.shape[0]).eval()
+    model32.load_state_dict({k: v.to(torch.float32) for k, v in model.state_dict().items()})
     for case in cases:
         ids = case["ids"]
         with torch.no_grad():
             logits, attentions = model(torch.tensor(ids))
+            logits32, attentions32 = model32(torch.tensor(ids), last_only=True)
         attentions = np.stack([a.numpy() for a in attentions])  # [L, H, n, n]
         np_logits, np_attentions = np_forward(weights, heads, ids)
         attention_diff = np.abs(attentions - np.stack(np_attentions)).max()
@@ -374,6 +402,11 @@ def run_cases(label, model, weights, heads, cases):
         gap = float(-np.diff(last[top]).min())  # the top 5's order and the 6th stand apart by this
         assert gap > 1e-3, (label, case["name"], "near tie in the top 5", gap)
         gaps.append(gap)
+        p32 = torch.softmax(logits32.double(), dim=-1).numpy()
+        assert list(np.argsort(-logits32.numpy(), kind="stable")[:5]) == list(top[:5]), (label, case["name"], "float32 top 5")
+        worst32["probability"] = max(worst32["probability"], float(np.abs(p32[top[:5]] - probabilities[top[:5]]).max()))
+        worst32["attention"] = max(worst32["attention"],
+                                   float(np.abs(np.stack([a.double().numpy() for a in attentions32]) - attentions).max()))
         if len(ids) > 1:
             max_weights.append(attentions[:, :, 1:, :].max(-1).mean())
         case.update(attentions=compact(attentions),
@@ -381,7 +414,11 @@ def run_cases(label, model, weights, heads, cases):
                     topLogitGap=round(gap, 6))
     mean_max = float(np.mean(max_weights))
     assert mean_max > 0.5, (label, "attention is not peaked", mean_max)
-    return cases, mean_max, min(gaps)
+    # The tests' tolerances (issue 26): attention weights within 1e-4, probabilities within 1e-3.
+    # The small checkpoints keep PyTorch's float32 within 1e-5; at GPT-2 small's shape the error
+    # grows with depth and length, to about 5e-5 in the last layers at 33 tokens.
+    assert worst32["attention"] < 1e-4 and worst32["probability"] < 1e-3, (label, "float32 errors", worst32)
+    return cases, mean_max, min(gaps), {k: float(f"{v:.2e}") for k, v in worst32.items()}
 
 
 def hf_config(config):
@@ -402,7 +439,7 @@ def file_facts(names, shapes, dtype, prefix, header_bytes, file_bytes):
             "readBytes": nbytes(read), "skipped": skipped, "skippedBytes": nbytes(skipped)}
 
 
-def reference_document(note, model_file, config_file, config, file_info, mean_max, cases):
+def reference_document(note, model_file, config_file, config, file_info, mean_max, float32, cases):
     return {
         "generated_by": note,
         "note": "Generated file; regenerate rather than edit. Random weights, float64 references from the weights as stored.",
@@ -412,6 +449,8 @@ def reference_document(note, model_file, config_file, config, file_info, mean_ma
         "headsOption": config["heads"] if config["heads"] != config["dModel"] // 64 else None,
         "file": file_info,
         "meanMaxAttention": round(mean_max, 4),
+        # PyTorch's float32 forward on the same weights, against these references: its largest error.
+        "float32Error": float32,
         "cases": cases,
     }
 
@@ -459,21 +498,23 @@ def make_checkpoint(ck, out, ids_of, generator_note):
     cases = cases_for(ck, ids_of)
     for case in cases:
         assert len(case["ids"]) <= ctx and max(case["ids"]) < V, case["name"]
-    cases, mean_max, min_gap = run_cases(ck["name"], model, weights, H, cases)
+    cases, mean_max, min_gap, float32 = run_cases(ck["name"], model, weights, H, cases)
     config = dict(layers=L, heads=H, dModel=d, context=ctx, vocabSize=V, dtype=dtype, parameters=parameters)
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(hf_config(config), f, indent=2)
         f.write("\n")
-    reference = reference_document(generator_note, "model.safetensors", "config.json", config, facts, mean_max, cases)
+    reference = reference_document(generator_note, "model.safetensors", "config.json", config, facts, mean_max,
+                                   float32, cases)
     with open(os.path.join(folder, "reference.json"), "w") as f:
         json.dump(reference, f, separators=(",", ":"), ensure_ascii=False)
         f.write("\n")
     ref_bytes = os.path.getsize(os.path.join(folder, "reference.json"))
     print(f"{ck['name']:>13}: {dtype:<4} L{L} H{H}×{d // H} d{d} ctx{ctx} V{V}  {file_bytes / 1e6:6.2f} MB + "
           f"reference {ref_bytes / 1e6:.2f} MB  {len(cases)} texts  mean max attention {mean_max:.3f}  "
-          f"min top-6 logit gap {min_gap:.3f}  {time.perf_counter() - t0:.1f} s")
+          f"min top-6 logit gap {min_gap:.3f}  float32 errors {float32['attention']:.0e}, "
+          f"{float32['probability']:.0e}  {time.perf_counter() - t0:.1f} s")
     return {"name": ck["name"], "config": config, "headsOption": reference["headsOption"], "prefix": prefix,
-            "bytes": file_bytes, "meanMaxAttention": reference["meanMaxAttention"]}
+            "bytes": file_bytes, "meanMaxAttention": reference["meanMaxAttention"], "float32Error": float32}
 
 
 # --- GPT-2 small's shape: the memory test and the benchmark ------------------------------------
@@ -520,15 +561,16 @@ def write_small_shaped(path, note, with_reference=True):
                   ids=[END_OF_TEXT] + lesson),
              dict(name="repeated sequence (induction), <|endoftext|> first", text=INDUCTION, endOfTextFirst=True,
                   ids=[END_OF_TEXT] + induction)]
-    cases, mean_max, min_gap = run_cases("small-shaped", model, weights, H, cases)
+    cases, mean_max, min_gap, float32 = run_cases("small-shaped", model, weights, H, cases)
     config = dict(layers=L, heads=H, dModel=d, context=ctx, vocabSize=V, dtype="F32", parameters=params)
     reference_path = (path[:-len(".safetensors")] if path.endswith(".safetensors") else path) + ".reference.json"
     with open(reference_path, "w") as f:
-        json.dump(reference_document(note, os.path.basename(path), None, config, facts, mean_max, cases), f,
+        json.dump(reference_document(note, os.path.basename(path), None, config, facts, mean_max, float32, cases), f,
                   separators=(",", ":"), ensure_ascii=False)
         f.write("\n")
     print(f"wrote {reference_path}: {len(cases)} texts, mean max attention {mean_max:.3f}, "
-          f"min top-6 logit gap {min_gap:.3f}, {time.perf_counter() - t0:.1f} s")
+          f"min top-6 logit gap {min_gap:.3f}, float32 errors {float32['attention']:.0e} (attention), "
+          f"{float32['probability']:.0e} (probability), {time.perf_counter() - t0:.1f} s")
 
 
 def small_shaped_model():
@@ -568,7 +610,7 @@ def export_onnx(path):
           f"{time.perf_counter() - t0:.1f} s")
 
 
-def torch_bench():
+def torch_bench(quick=False):
     model = LastToken(small_shaped_model())
     rows = []
     g = torch.Generator().manual_seed(5)
@@ -577,13 +619,19 @@ def torch_bench():
         with torch.no_grad():
             model(ids)
             times = []
-            for _ in range(5 if n <= 64 else 3):
+            for _ in range(1 if quick else 5 if n <= 64 else 3):
                 t = time.perf_counter()
                 model(ids)
                 times.append((time.perf_counter() - t) * 1000)
-        rows.append({"n": n, "ms": sorted(times)[len(times) // 2]})
+        rows.append({"n": n, "ms": round(sorted(times)[len(times) // 2], 2)})
         print(f"PyTorch {torch.__version__}, float32, 1 thread: {n:4} tokens {rows[-1]['ms']:9.1f} ms", file=sys.stderr)
-    print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(), "rows": rows}))
+    # Debian's PyTorch calls whichever libblas.so.3 the system provides: name the one loaded.
+    with open("/proc/self/maps") as maps:
+        loaded = maps.read().lower()
+    blas = next((name for key, name in [("openblas", "OpenBLAS"), ("libblis", "BLIS"), ("mkl", "MKL"),
+                                         ("libblas.so", "reference BLAS")] if key in loaded), "unknown BLAS")
+    print(json.dumps({"torch": torch.__version__, "blas": blas, "threads": torch.get_num_threads(),
+                      "work": "ids [1, n] → every layer's attentions and the last token's logits", "rows": rows}))
 
 
 def main():
@@ -593,7 +641,9 @@ def main():
                         "reference, PATH's stem + .reference.json)")
     parser.add_argument("--no-reference", action="store_true", help="with --small-shaped: only the file")
     parser.add_argument("--onnx", metavar="PATH", help="export the small-shaped float32 model to ONNX")
-    parser.add_argument("--torch-bench", action="store_true", help="time PyTorch's float32 forward, one thread")
+    parser.add_argument("--torch-bench", action="store_true", help="time PyTorch's float32 forward, one thread; "
+                        "the last line printed is JSON")
+    parser.add_argument("--quick", action="store_true", help="with --torch-bench: one timed run per length")
     args = parser.parse_args()
     torch.set_num_threads(1)
     t0 = time.perf_counter()
@@ -603,7 +653,7 @@ def main():
     if args.onnx:
         export_onnx(args.onnx)
     if args.torch_bench:
-        torch_bench()
+        torch_bench(args.quick)
     if args.small_shaped or args.onnx or args.torch_bench:
         return
     os.makedirs(args.out, exist_ok=True)
