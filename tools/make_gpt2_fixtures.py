@@ -4,8 +4,10 @@ Face's exact layout, and the float64 reference outputs of each (under build-fixt
 git ignores: the files are generated, never committed).
 
     /usr/bin/python3 tools/make_gpt2_fixtures.py [--out DIR]   the small checkpoints (tools/build.sh)
-        --small-shaped PATH   a GPT-2-small-shaped F32 file (~548 MB), streamed to disk
-        --onnx PATH           the same model in float32 as ONNX (opset 17), for onnxruntime-web
+        --small-shaped [PATH] a GPT-2-small-shaped F32 file (~548 MB), streamed to disk, and its
+                              reference (default build-fixtures/gpt2-small-shaped/model.safetensors)
+        --onnx [PATH]         the same model in float32 as ONNX (opset 17), for onnxruntime-web
+                              (default build-fixtures/gpt2-small-shaped/model.onnx)
         --torch-bench         PyTorch's float32 forward on one thread at 10, 64 and 256 tokens (JSON)
         --no-reference, --quick   a faster --small-shaped (no reference), --torch-bench (one run each)
 
@@ -52,6 +54,7 @@ from torch import nn
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 DEFAULT_OUT = os.path.join(ROOT, "build-fixtures", "gpt2")
+SMALL_SHAPED = os.path.join(ROOT, "build-fixtures", "gpt2-small-shaped")
 END_OF_TEXT = 50256
 EPS = 1e-5
 
@@ -637,10 +640,11 @@ def torch_bench(quick=False):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=DEFAULT_OUT, help="where the small checkpoints go (build-fixtures/gpt2)")
-    parser.add_argument("--small-shaped", metavar="PATH", help="write a GPT-2-small-shaped F32 file (and its "
-                        "reference, PATH's stem + .reference.json)")
+    parser.add_argument("--small-shaped", metavar="PATH", nargs="?", const=os.path.join(SMALL_SHAPED, "model.safetensors"),
+                        help="write a GPT-2-small-shaped F32 file (and its reference, PATH's stem + .reference.json)")
     parser.add_argument("--no-reference", action="store_true", help="with --small-shaped: only the file")
-    parser.add_argument("--onnx", metavar="PATH", help="export the small-shaped float32 model to ONNX")
+    parser.add_argument("--onnx", metavar="PATH", nargs="?", const=os.path.join(SMALL_SHAPED, "model.onnx"),
+                        help="export the small-shaped float32 model to ONNX")
     parser.add_argument("--torch-bench", action="store_true", help="time PyTorch's float32 forward, one thread; "
                         "the last line printed is JSON")
     parser.add_argument("--quick", action="store_true", help="with --torch-bench: one timed run per length")
