@@ -37,6 +37,8 @@ What it writes (deterministic: the same bytes on every run):
                  attentions [layer][head][n][n] (rows sum to 1, zeros above the diagonal, rounded to 1e-10),
                  next [{id, probability}] × 5 after the last token, likeliest first,
                  topLogitGap (the smallest gap between the top 6 logits: how far the order is from a tie)}]
+        mistakes      {scaleByHeadSize, noScale, noCausalMask, erfGelu, layerNormEps1e-6, unbiasedVariance,
+                       cProjTransposed: {attention, probability}}: how far each mistake would move them
 """
 import argparse
 import json
@@ -77,6 +79,7 @@ class Attention(nn.Module):
     def __init__(self, d, heads, context):
         super().__init__()
         self.heads, self.head_size = heads, d // heads
+        self.scale = 1.0 / math.sqrt(self.head_size)
         self.register_buffer("bias", torch.tril(torch.ones(context, context)).view(1, 1, context, context))
         self.c_attn = Conv1D(d, 3 * d)
         self.c_proj = Conv1D(d, d)
@@ -85,7 +88,7 @@ class Attention(nn.Module):
         n, d = x.shape[-2], x.shape[-1]
         split = lambda t: t.reshape(*t.shape[:-1], self.heads, self.head_size).transpose(-3, -2)  # [..., H, n, dh]
         q, k, v = map(split, self.c_attn(x).split(d, dim=-1))
-        scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_size)
+        scores = q @ k.transpose(-1, -2) * self.scale
         scores = scores.masked_fill(self.bias[0, 0, :n, :n] == 0, float("-inf"))
         weights = torch.softmax(scores, dim=-1)
         return self.c_proj((weights @ v).transpose(-3, -2).reshape(x.shape)), weights
@@ -96,9 +99,10 @@ class MLP(nn.Module):
         super().__init__()
         self.c_fc = Conv1D(d, 4 * d)
         self.c_proj = Conv1D(4 * d, d)
+        self.gelu = "tanh"  # GPT-2's gelu_new
 
     def forward(self, x):
-        return self.c_proj(nn.functional.gelu(self.c_fc(x), approximate="tanh"))
+        return self.c_proj(nn.functional.gelu(self.c_fc(x), approximate=self.gelu))
 
 
 class Block(nn.Module):
@@ -272,8 +276,8 @@ def init_values(seed, key, shape, init, d, dtype=torch.float64):
     if init == "qkv":
         qk = math.sqrt(5.0 / d)
         return r.mul_(torch.tensor([qk] * (2 * d) + [1.0 / math.sqrt(d)] * d, dtype=dtype))
-    scale = {"embed": 4.0 / math.sqrt(d), "proj": 1.0 / math.sqrt(d), "fc": 1.0 / math.sqrt(d),
-             "mlp_proj": 0.5 / math.sqrt(4 * d), "bias": 0.05, "ln_bias": 0.05, "ln_weight": 0.1}[init]
+    scale = {"embed": 4.0 / math.sqrt(d), "proj": 1.0 / math.sqrt(d), "fc": 2.0 / math.sqrt(d),
+             "mlp_proj": 1.0 / math.sqrt(4 * d), "bias": 0.05, "ln_bias": 0.05, "ln_weight": 0.1}[init]
     return r.mul_(scale).add_(1.0) if init == "ln_weight" else r.mul_(scale)
 
 
@@ -376,6 +380,49 @@ def compact(a, digits=10):
     return np.round(np.asarray(a, dtype=np.float64), digits).tolist()
 
 
+# Mistakes a GPT-2 implementation could make. Each reference records how far each would move the
+# attentions and the top 5's probabilities; each but the eps moves them past 3 × the tests'
+# tolerances (1e-4, 1e-3). GELU's erf form moves the attentions by 5e-4 to 2e-3: the MLP's scales
+# are chosen for that. An eps of 1e-6 for 1e-5 moves them by about 1e-4 at most, as it barely
+# matters where the variance is about 1.
+MISTAKES = {
+    "scaleByHeadSize": lambda m, on: [setattr(b.attn, "scale", (1 / b.attn.head_size) if on else
+                                              1 / math.sqrt(b.attn.head_size)) for b in m.h],
+    "noScale": lambda m, on: [setattr(b.attn, "scale", 1.0 if on else 1 / math.sqrt(b.attn.head_size)) for b in m.h],
+    "noCausalMask": lambda m, on: [b.attn.bias.fill_(1.0) if on else b.attn.bias.copy_(torch.tril(b.attn.bias))
+                                   for b in m.h],
+    "erfGelu": lambda m, on: [setattr(b.mlp, "gelu", "none" if on else "tanh") for b in m.h],
+    "layerNormEps1e-6": lambda m, on: [setattr(ln, "eps", 1e-6 if on else EPS) for ln in m.modules()
+                                       if isinstance(ln, nn.LayerNorm)],
+    "unbiasedVariance": lambda m, on: [ln.weight.data.mul_(math.sqrt((ln.weight.numel() - 1) / ln.weight.numel())
+                                                          if on else math.sqrt(ln.weight.numel() / (ln.weight.numel() - 1)))
+                                       for ln in m.modules() if isinstance(ln, nn.LayerNorm)],  # eps aside
+    "cProjTransposed": lambda m, on: [b.attn.c_proj.weight.data.copy_(b.attn.c_proj.weight.data.T.clone()) for b in m.h],
+}
+
+
+def mistake_effects(model, cases):
+    """{mistake: {attention: largest change of a weight, probability: of a top-5 probability}}."""
+    with torch.no_grad():
+        right = [model(torch.tensor(c["ids"]), last_only=True) for c in cases]
+        effects = {}
+        for name, toggle in MISTAKES.items():
+            toggle(model, True)
+            worst = {"attention": 0.0, "probability": 0.0}
+            for c, (logits, attentions) in zip(cases, right):
+                wrong_logits, wrong_attentions = model(torch.tensor(c["ids"]), last_only=True)
+                worst["attention"] = max(worst["attention"], max(float((a - b).abs().max())
+                                                                 for a, b in zip(attentions, wrong_attentions)))
+                top = torch.topk(logits, 5).indices
+                p, q = torch.softmax(logits, -1)[top], torch.softmax(wrong_logits, -1)[top]
+                worst["probability"] = max(worst["probability"], float((p - q).abs().max()))
+            toggle(model, False)
+            effects[name] = {k: float(f"{v:.2e}") for k, v in worst.items()}
+        again = [model(torch.tensor(c["ids"]), last_only=True) for c in cases]  # every mistake undone
+        assert all(torch.allclose(a[0], b[0], rtol=1e-13, atol=1e-13) for a, b in zip(right, again))
+    return effects
+
+
 def run_cases(label, model, weights, heads, cases):
     """Runs both forward passes on each case's ids, checks that they agree, and adds the reference:
     every layer's attentions [L][H][n][n], the top 5 next tokens after the last token (id and
@@ -442,7 +489,7 @@ def file_facts(names, shapes, dtype, prefix, header_bytes, file_bytes):
             "readBytes": nbytes(read), "skipped": skipped, "skippedBytes": nbytes(skipped)}
 
 
-def reference_document(note, model_file, config_file, config, file_info, mean_max, float32, cases):
+def reference_document(note, model_file, config_file, config, file_info, mean_max, float32, cases, mistakes=None):
     return {
         "generated_by": note,
         "note": "Generated file; regenerate rather than edit. Random weights, float64 references from the weights as stored.",
@@ -454,6 +501,8 @@ def reference_document(note, model_file, config_file, config, file_info, mean_ma
         "meanMaxAttention": round(mean_max, 4),
         # PyTorch's float32 forward on the same weights, against these references: its largest error.
         "float32Error": float32,
+        # What each mistake would change, at most (null where not computed): see MISTAKES.
+        "mistakes": mistakes,
         "cases": cases,
     }
 
@@ -506,8 +555,12 @@ def make_checkpoint(ck, out, ids_of, generator_note):
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(hf_config(config), f, indent=2)
         f.write("\n")
+    mistakes = mistake_effects(model, cases)
+    for name, effect in mistakes.items():  # 3 × the tests' tolerances, except a LayerNorm eps 10 times too small
+        assert name == "layerNormEps1e-6" or effect["attention"] > 3e-4 or effect["probability"] > 3e-3, \
+            (ck["name"], name, "would go unnoticed", effect)
     reference = reference_document(generator_note, "model.safetensors", "config.json", config, facts, mean_max,
-                                   float32, cases)
+                                   float32, cases, mistakes)
     with open(os.path.join(folder, "reference.json"), "w") as f:
         json.dump(reference, f, separators=(",", ":"), ensure_ascii=False)
         f.write("\n")
