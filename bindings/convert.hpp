@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -96,6 +97,34 @@ template <class F>
 val guarded(F&& compute) {
   using Lambda = std::remove_reference_t<F>;
   return guard_call([](void* c) { return (*static_cast<Lambda*>(c))(); }, &compute);
+}
+
+// Objects that live in a module's heap between calls (models, trainers, loaders), named by a
+// handle: a plain number, the slot's index. Embind's class machinery would add glue JS per class.
+// Stores `item` in the first free slot; the handle is its index.
+template <class T>
+double keep(std::vector<std::unique_ptr<T>>& slots, std::unique_ptr<T> item) {
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (!slots[i]) {
+      slots[i] = std::move(item);
+      return double(i);
+    }
+  }
+  slots.push_back(std::move(item));
+  return double(slots.size() - 1);
+}
+
+template <class T>
+T& find(std::vector<std::unique_ptr<T>>& slots, double handle, const char* what) {
+  const std::size_t i = whole_number<std::size_t>(handle, "handle");
+  if (i >= slots.size() || !slots[i]) throw attn::Error(std::string("this ") + what + " was disposed");
+  return *slots[i];
+}
+
+inline val handle_result(double handle) {
+  val out = val::object();
+  out.set("handle", handle);
+  return out;
 }
 
 }  // namespace attn::bindings

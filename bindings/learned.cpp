@@ -98,32 +98,6 @@ std::vector<std::unique_ptr<attn::learned::Trainer>>& learned_trainers() {
   return trainers;
 }
 
-// Stores `item` in the first free slot; the handle is its index.
-template <class T>
-double keep(std::vector<std::unique_ptr<T>>& slots, std::unique_ptr<T> item) {
-  for (std::size_t i = 0; i < slots.size(); ++i) {
-    if (!slots[i]) {
-      slots[i] = std::move(item);
-      return double(i);
-    }
-  }
-  slots.push_back(std::move(item));
-  return double(slots.size() - 1);
-}
-
-template <class T>
-T& find(std::vector<std::unique_ptr<T>>& slots, double handle, const char* what) {
-  const std::size_t i = whole_number<std::size_t>(handle, "handle");
-  if (i >= slots.size() || !slots[i]) throw attn::Error(std::string("this ") + what + " was disposed");
-  return *slots[i];
-}
-
-val handle_result(double handle) {
-  val out = val::object();
-  out.set("handle", handle);
-  return out;
-}
-
 // bytes: the checkpoint file's bytes (Uint8Array). → { handle } or { error }.
 val learned_load(val bytes) {
   return guarded([&] {

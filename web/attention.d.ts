@@ -418,6 +418,69 @@ export interface LearnedModel {
 }
 
 /** Ranges below are the core's (src/limits.hpp, kMaxLearned* and kMaxTraining*), checked in the core's numbers. */
+export interface Gpt2OpenOptions {
+  /** Bytes of the tensors being read so far, of `total`; called with 0 first and `total` last. */
+  onProgress?(loaded: number, total: number): void;
+  /** Aborts the read: the promise rejects with the signal's reason and nothing is kept. */
+  signal?: AbortSignal;
+  /** Heads per layer. Default: config.n_head if a config is given, else dModel / 64. */
+  heads?: number;
+  /** A Hugging Face config.json, parsed: its n_head is used when heads is not given. */
+  config?: object;
+}
+
+export interface Gpt2Config {
+  layers: number;
+  heads: number;
+  dModel: number;
+  /** Positions (n_positions): the longest text run() takes, in tokens. */
+  context: number;
+  vocabSize: number;
+  /** The file's dtype; the weights are float32 once loaded. */
+  dtype: 'F32' | 'F16' | 'BF16';
+  /** Floats the model keeps: no buffers, no tied lm_head. */
+  parameters: number;
+}
+
+export interface Gpt2Head {
+  /** n×n, row i over positions 0..i (zeros after i), as Hugging Face's outputs.attentions[layer][0][head]. */
+  weights: Rows;
+  /** Mean over i ≥ 1 of weights[i][i−1]; null for a single token. As for the learned heads. */
+  previousToken: number | null;
+  /** Mean over i ≥ 1 of weights[i][0]; null for a single token. */
+  firstToken: number | null;
+  /** Mean over positions whose token occurred earlier of the weight on the token after its latest earlier occurrence; null when no token repeats. */
+  induction: number | null;
+}
+
+export interface Gpt2Run {
+  /** The token ids read: 50256 (<|endoftext|>) first when endOfTextFirst. */
+  ids: number[];
+  /** Each token's text, a leading space kept; bytes of a split character as "<0xE2>". */
+  tokens: string[];
+  /** Every layer, 0-based; a layer not named in options.layers has heads: []. */
+  layers: { heads: Gpt2Head[] }[];
+  /** The 5 likeliest next tokens after the last one, likeliest first. */
+  next: { id: number; token: string; probability: number }[];
+}
+
+export interface Gpt2Model {
+  readonly config: Gpt2Config;
+  /** GPT-2's byte-level BPE: exactly gpt-3-encoder's encode() ids. */
+  tokenize(text: string): { ids: number[]; tokens: string[] };
+  /**
+   * The forward pass. endOfTextFirst (default false) puts <|endoftext|> first, as TransformerLens
+   * does. layers (default every layer) names the layers whose weights come back. Memory: the
+   * weights returned are at most 2^24 numbers in all (kept layers × heads × n²; GPT-2 small keeps
+   * every layer up to 341 tokens, one layer up to 1,024); beyond that, and for an empty text or
+   * one longer than the context, an Error. The core's own working memory is about 11·n·dModel
+   * floats plus one head's n×n scores.
+   */
+  run(text: string, options?: { endOfTextFirst?: boolean; layers?: number[] }): Gpt2Run;
+  /** Frees the weights; later calls throw. */
+  dispose(): void;
+}
+
 export interface TrainerOptions {
   /** Whole number ≥ 0. Default: the shipped checkpoint's (1). */
   seed?: number;
@@ -598,6 +661,17 @@ export interface Attention {
    * does a call before the learned heads' module has loaded (await learnedModel() or loadLearned()).
    */
   createTrainer(options?: TrainerOptions): Trainer;
+  /**
+   * Opens GPT-2 from a safetensors file in Hugging Face's layout (openai-community/gpt2's
+   * model.safetensors; distilgpt2 and gpt2-medium too): a File or Blob (read in slices, never
+   * whole), an ArrayBuffer or Uint8Array, or a URL read by HTTP Range requests (the header, then
+   * only the tensors GPT-2 needs; a server that ignores Range gets one whole download). The
+   * attn.bias buffers and a tied lm_head.weight are never read. GPT-2's module and tokenizer load on
+   * first use. Rejects with an Error in plain words for a file that is not GPT-2's safetensors, a
+   * NaN or ±Inf weight (naming its tensor), a model larger than the 3.5 GB a tab can give it (before
+   * any tensor is read), or a failed request (naming it); an open model keeps working.
+   */
+  openGpt2(source: Blob | ArrayBuffer | Uint8Array | string | URL, options?: Gpt2OpenOptions): Promise<Gpt2Model>;
   /** Bytes allocated in the wasm heaps right now, the learned heads' included once loaded (diagnostic; flat across calls). */
   heapBytesInUse(): number;
 }

@@ -100,6 +100,7 @@ class Attention {
   #learnedLoading = null; // Promise of the learned heads' module, once asked for
   #learnedCore = null;    // that module, once loaded
   #learned = new Map();   // checkpoint URL → Promise<LearnedModel>
+  #gpt2Loading = null;    // Promise of GPT-2's module with its tokenizer, once asked for
 
   constructor(core, simd, variant, base) {
     // The calculator's module has no lab functions: each says where it is instead.
@@ -517,6 +518,30 @@ class Attention {
       this.#learned.set(url.href, loading);
     }
     return this.#learned.get(url.href);
+  }
+
+  /**
+   * Opens a GPT-2 safetensors file: a File or Blob, its bytes, or its URL (read by HTTP Range).
+   * GPT-2's module (gpt2-{simd,scalar}.mjs/.wasm) and tokenizer (gpt2-tokenizer.bin) load on first
+   * use. See attention.d.ts.
+   */
+  openGpt2(source, options) {
+    return import('./gpt2.js').then((gpt2) => gpt2.openGpt2({ core: () => this.#gpt2Core() }, source, options));
+  }
+
+  #gpt2Core() {
+    if (!this.#gpt2Loading) {
+      const tokenizerUrl = new URL('gpt2-tokenizer.bin', this.#base);
+      const tokenizer = fetchBytes(tokenizerUrl).catch((cause) => {
+        throw new Error(`attention-calc: could not load ${tokenizerUrl.href}: ${cause.message}`, { cause });
+      });
+      this.#gpt2Loading = Promise.all([instantiate('gpt2', this.#variant, this.#base), tokenizer]).then(([core, { bytes }]) => {
+        unwrap(core.gpt2LoadTokenizer(bytes));
+        return core;
+      });
+      this.#gpt2Loading.catch(() => (this.#gpt2Loading = null)); // a failed load can be tried again
+    }
+    return this.#gpt2Loading;
   }
 
   /**

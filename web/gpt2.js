@@ -1,0 +1,365 @@
+// GPT-2 in the browser, from the learner's own model.safetensors, run by this project's core
+// (issue 26). attention.js's attn.openGpt2() loads this module on first use, so no calculator embed
+// downloads it; the C++ side is bindings/gpt2.cpp over src/gpt2/.
+//
+//   const model = await attn.openGpt2(file);        // a File, bytes, or a URL read by HTTP Range
+//   model.run('The cat sat on the mat because it was tired').layers[5].heads[1].previousToken;
+//
+// A file is read in slices, never whole: first its header, which the core checks and turns into a
+// plan (the tensors GPT-2 needs, their byte ranges, the memory they take), then only those ranges,
+// each chunk copied into the core's staging buffer and converted there into the float32 weights.
+// The attn.bias buffers and a tied lm_head are never read, nor fetched.
+import { argument, describe, fail, optionsOf, toBoolean, unwrap } from './api/arguments.js';
+
+const END_OF_TEXT = 50256;
+// wasm32's heap ends at 4 GiB; a model may take 3.5 of them, the rest is left to runs and glue.
+const MEMORY_LIMIT = 3.5 * 2 ** 30;
+const MEMORY_LIMIT_WORDS = 'the 3.5 GB of WebAssembly memory a browser tab can give a model';
+// The attention weights one run() may return, over all kept heads: 2^24 numbers (the JS arrays
+// take about 134 MB). GPT-2 small keeps every layer up to 341 tokens, one layer up to 1,024.
+const MAX_KEPT_WEIGHTS = 2 ** 24;
+// The header, read first: safetensors caps it at 100 MB; GPT-2 small's is 15 KB, so one request
+// of 64 KB usually holds it.
+const HEADER_GUESS = 64 * 1024;
+const MAX_HEADER = 100_000_000;
+
+/**
+ * Opens a GPT-2 safetensors file. See attention.d.ts (Attention.openGpt2).
+ * @param {{ core: () => Promise<object> }} env  the GPT-2 module with its tokenizer loaded, once per
+ *   Attention (attention.js)
+ */
+export async function openGpt2(env, source, options) {
+  const o = optionsOf(options, 'openGpt2', '{ onProgress(loaded, total) {} }');
+  const onProgress = argument('onProgress', () => {
+    if (o.onProgress !== undefined && typeof o.onProgress !== 'function') fail(`onProgress must be a function (got ${describe(o.onProgress)})`);
+    return o.onProgress ?? (() => {});
+  });
+  const signal = argument('signal', () => {
+    if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) fail(`signal must be an AbortSignal (got ${describe(o.signal)})`);
+    return o.signal;
+  });
+  const heads = argument('heads', () => headsOf(o));
+  const file = argument('source', () => toSource(source));
+  signal?.throwIfAborted();
+
+  const core = await env.core();
+  signal?.throwIfAborted();
+
+  const { size, header, whole } = await file.header(signal);
+  const plan = unwrap(core.gpt2Plan({ header, fileSize: size, heads, memoryLimit: MEMORY_LIMIT, memoryLimitWords: MEMORY_LIMIT_WORDS }));
+  const { handle } = plan;
+  try {
+    const staging = core.gpt2Staging(handle);
+    if (!staging) throw new Error('out of memory: this page could not set aside the buffer to read the file through');
+    let loaded = 0;
+    onProgress(0, plan.readBytes);
+    // Copies `bytes` (the file's, from `offset` on) into the core, a staging buffer at a time.
+    const feed = (offset, bytes) => {
+      for (let at = 0; at < bytes.length; at += STAGING_BYTES) {
+        const part = bytes.subarray(at, at + STAGING_BYTES);
+        core.HEAPU8.set(part, staging); // HEAPU8 is read each time: the heap may have grown
+        unwrap(core.gpt2Write(handle, offset + at, part.length));
+      }
+    };
+    const ranges = [];
+    for (let i = 0; i < plan.ranges.length; i += 2) ranges.push([plan.ranges[i], plan.ranges[i + 1]]);
+    if (whole) {
+      // A server that ignored Range: the whole file, fed as it arrives (the core keeps only the
+      // tensors' bytes), with progress over the tensors' bytes as they pass.
+      await whole((offset, bytes) => {
+        feed(offset, bytes);
+        loaded += overlap(ranges, offset, offset + bytes.length);
+        onProgress(loaded, plan.readBytes);
+      }, signal);
+    } else {
+      for (const [begin, end] of ranges) {
+        await file.read(begin, end, (offset, bytes) => {
+          feed(offset, bytes);
+          loaded += bytes.length;
+          onProgress(loaded, plan.readBytes);
+        }, signal);
+      }
+    }
+    unwrap(core.gpt2Finish(handle));
+    return new Gpt2Model(core, handle, plan.config);
+  } catch (error) {
+    core.gpt2Free(handle);
+    throw error;
+  }
+}
+
+// The core's staging buffer (src/gpt2/loader.hpp, WeightFiller::kStagingBytes).
+const STAGING_BYTES = 1 << 20;
+
+// Bytes of [begin, end) inside the ranges.
+function overlap(ranges, begin, end) {
+  let bytes = 0;
+  for (const [b, e] of ranges) bytes += Math.max(0, Math.min(end, e) - Math.max(begin, b));
+  return bytes;
+}
+
+// options.heads, else config.json's n_head, else 0 (the core's d_model / 64).
+function headsOf(o) {
+  if (o.config !== undefined && (o.config === null || typeof o.config !== 'object')) {
+    fail(`config must be a parsed config.json object (got ${describe(o.config)})`);
+  }
+  const value = o.heads ?? o.config?.n_head ?? 0;
+  const name = o.heads !== undefined ? 'heads' : 'config.n_head';
+  if (!Number.isInteger(value) || value < 0 || value > 4096) fail(`${name} must be a whole number of heads from 1 to 4096 (got ${describe(value)})`);
+  return value;
+}
+
+const isBlob = (value) => typeof Blob !== 'undefined' && value instanceof Blob;
+
+// A source as { name, header(signal), read(begin, end, onChunk, signal) }; header() resolves to
+// { size, header: the JSON bytes, whole?: a reader of the whole file when a server ignored Range }.
+function toSource(source) {
+  if (isBlob(source)) return blobSource(source);
+  if (source instanceof ArrayBuffer) return bytesSource(new Uint8Array(source));
+  if (source instanceof Uint8Array) return bytesSource(source);
+  if (typeof source === 'string' || source instanceof URL) {
+    let url;
+    try {
+      url = new URL(source, typeof location === 'undefined' ? undefined : location.href);
+    } catch {
+      fail(`source is not a valid URL (got ${describe(String(source))})`);
+    }
+    return urlSource(url);
+  }
+  fail(`source must be a File or Blob, an ArrayBuffer, a Uint8Array, or a URL of a model.safetensors (got ${describe(source)})`);
+}
+
+// The header's length: the first 8 bytes, little-endian; checked against the file's size here, so
+// that no request asks for bytes past its end.
+function headerLength(first8, size) {
+  if (size < 8) throw new Error(`this file is not a safetensors file: it is ${size} bytes long, shorter than the 8 bytes that say how long its header is`);
+  const length = Number(new DataView(first8.buffer, first8.byteOffset, 8).getBigUint64(0, true));
+  if (length > MAX_HEADER) throw new Error(`this file is not a safetensors file: its first 8 bytes give a header of ${length.toLocaleString('en-US')} bytes, more than the format's 100 MB`);
+  if (8 + length > size) throw new Error(`this file is not a safetensors file, or it is cut short: its header should be ${length.toLocaleString('en-US')} bytes, but the file ends ${(size - 8).toLocaleString('en-US')} bytes after the length`);
+  return length;
+}
+
+const MEBIBYTE = 1 << 20;
+
+function bytesSource(bytes) {
+  return {
+    async header() {
+      const length = headerLength(bytes.subarray(0, 8), bytes.length);
+      return { size: bytes.length, header: bytes.slice(8, 8 + length) };
+    },
+    async read(begin, end, onChunk, signal) {
+      for (let at = begin; at < end; at += 16 * MEBIBYTE) {
+        signal?.throwIfAborted();
+        onChunk(at, bytes.subarray(at, Math.min(end, at + 16 * MEBIBYTE)));
+      }
+    },
+  };
+}
+
+// A File's slices, read one after another: the file never sits in memory whole.
+function blobSource(blob) {
+  const bytesOf = async (begin, end) => new Uint8Array(await blob.slice(begin, end).arrayBuffer());
+  return {
+    async header() {
+      const length = headerLength(await bytesOf(0, 8), blob.size);
+      return { size: blob.size, header: await bytesOf(8, 8 + length) };
+    },
+    async read(begin, end, onChunk, signal) {
+      for (let at = begin; at < end; at += 8 * MEBIBYTE) {
+        signal?.throwIfAborted();
+        const stop = Math.min(end, at + 8 * MEBIBYTE);
+        const bytes = await bytesOf(at, stop);
+        if (bytes.length !== stop - at) throw new Error(`the file changed or could not be read: ${stop - at} bytes asked for at byte ${at}, ${bytes.length} read`);
+        onChunk(at, bytes);
+      }
+    },
+  };
+}
+
+// A hosted file, by HTTP Range requests: the header, then each run of needed tensors as one
+// request, its body streamed in. A server that ignores Range sends the whole file to the first
+// request: it is then read from that one download.
+function urlSource(url) {
+  const where = url.href;
+  const request = async (begin, end, signal) => {
+    let response;
+    try {
+      response = await fetch(url, { headers: { Range: `bytes=${begin}-${end - 1}` }, signal, credentials: 'same-origin' });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw new Error(`could not read ${where}: the request for bytes ${begin}–${end - 1} failed (${error.message})`, { cause: error });
+    }
+    if (response.status !== 206 && response.status !== 200) {
+      throw new Error(`could not read ${where}: the request for bytes ${begin}–${end - 1} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+    }
+    return response;
+  };
+  // Streams a response's body to onChunk(offset, bytes), from `offset` on.
+  const stream = async (response, offset, onChunk, signal, expected) => {
+    const reader = response.body.getReader();
+    let at = offset;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        signal?.throwIfAborted();
+        onChunk(at, value);
+        at += value.length;
+      }
+    } catch (error) {
+      reader.cancel().catch(() => {});
+      if (signal?.aborted) throw signal.reason;
+      if (error instanceof Error && !(error instanceof TypeError)) throw error;
+      throw new Error(`could not read ${where}: the download stopped at byte ${at} (${error.message})`, { cause: error });
+    }
+    if (expected !== undefined && at !== expected) throw new Error(`could not read ${where}: the download ended at byte ${at}, before byte ${expected}`);
+  };
+  return {
+    async header(signal) {
+      const first = await request(0, HEADER_GUESS, signal);
+      if (first.status === 200) return wholeFile(first);
+      const size = totalOf(first);
+      const head = new Uint8Array(await first.arrayBuffer());
+      const length = headerLength(head.subarray(0, 8), size);
+      if (8 + length <= head.length) return { size, header: head.slice(8, 8 + length) };
+      const rest = await request(head.length, 8 + length, signal);
+      const tail = new Uint8Array(await rest.arrayBuffer());
+      const header = new Uint8Array(length);
+      header.set(head.subarray(8));
+      header.set(tail.subarray(0, length - (head.length - 8)), head.length - 8);
+      return { size, header };
+    },
+    async read(begin, end, onChunk, signal) {
+      const response = await request(begin, end, signal);
+      if (response.status !== 206) throw new Error(`could not read ${where}: the server answered a request for bytes ${begin}–${end - 1} with the whole file`);
+      await stream(response, begin, onChunk, signal, end);
+    },
+  };
+
+  // "Content-Range: bytes 0-65535/548105232" → 548105232
+  function totalOf(response) {
+    const total = /\/(\d+)\s*$/.exec(response.headers.get('content-range') ?? '')?.[1];
+    if (total === undefined) throw new Error(`could not read ${where}: the server's answer to a range request does not say how long the file is (no Content-Range total)`);
+    return Number(total);
+  }
+
+  // The whole file in one response: the header is read from its start, the rest is streamed on
+  // to the core by whole().
+  async function wholeFile(response) {
+    const size = Number(response.headers.get('content-length') ?? NaN);
+    const reader = response.body.getReader();
+    let buffered = new Uint8Array(0);
+    const take = async (length) => {
+      while (buffered.length < length) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const joined = new Uint8Array(buffered.length + value.length);
+        joined.set(buffered);
+        joined.set(value, buffered.length);
+        buffered = joined;
+      }
+    };
+    await take(8);
+    const length = headerLength(buffered.subarray(0, 8), Number.isFinite(size) ? size : Number.MAX_SAFE_INTEGER);
+    await take(8 + length);
+    if (buffered.length < 8 + length) throw new Error(`could not read ${where}: the file ends inside its header`);
+    const header = buffered.slice(8, 8 + length);
+    const known = Number.isFinite(size) ? size : null;
+    if (known === null) throw new Error(`could not read ${where}: the server ignores range requests and does not say how long the file is`);
+    return {
+      size: known,
+      header,
+      async whole(onChunk, signal) {
+        onChunk(0, buffered);
+        const rest = new Response(new ReadableStream({ pull: async (controller) => {
+          const { done, value } = await reader.read();
+          if (done) controller.close(); else controller.enqueue(value);
+        } }));
+        await stream(rest, buffered.length, onChunk, signal, known);
+      },
+    };
+  }
+}
+
+const release = new FinalizationRegistry(({ core, handle }) => core.gpt2Free(handle));
+
+/** A GPT-2 whose weights live in the GPT-2 module's heap. See attention.d.ts (Gpt2Model). */
+class Gpt2Model {
+  #core;
+  #handle;
+
+  constructor(core, handle, config) {
+    this.#core = core;
+    this.#handle = handle;
+    this.config = Object.freeze({ ...config });
+    release.register(this, { core, handle }, this);
+  }
+
+  /** GPT-2's tokens of `text`: the ids gpt-3-encoder's encode() gives, and each token's text. */
+  tokenize(text) {
+    this.#live();
+    if (typeof text !== 'string') fail(`text must be a string (got ${describe(text)})`);
+    const { ids, tokens } = unwrap(this.#core.gpt2Tokenize(new TextEncoder().encode(text)));
+    return { ids: Array.from(ids), tokens };
+  }
+
+  /** The forward pass over `text`: the kept layers' attention weights, each head's roles, the next tokens. */
+  run(text, options) {
+    this.#live();
+    const o = optionsOf(options, 'run', '{ endOfTextFirst: true, layers: [5] }');
+    const endOfTextFirst = argument('endOfTextFirst', () => toBoolean(o.endOfTextFirst ?? false, 'endOfTextFirst'));
+    const { layers: count, context } = this.config;
+    const layers = argument('layers', () => {
+      if (o.layers === undefined) return undefined;
+      if (!Array.isArray(o.layers)) fail(`layers must be an array of layer numbers from 0 to ${count - 1} (got ${describe(o.layers)})`);
+      for (const l of o.layers) {
+        if (!Number.isInteger(l) || l < 0 || l >= count) fail(`layers holds ${describe(l)}: GPT-2's layers here are numbered 0 to ${count - 1}`);
+      }
+      return [...new Set(o.layers)].sort((a, b) => a - b);
+    });
+    if (typeof text !== 'string') fail(`text must be a string (got ${describe(text)})`);
+    if (text.trim() === '') fail('the text is empty: type a sentence for GPT-2 to read');
+    const tokenized = this.tokenize(text);
+    const ids = endOfTextFirst ? [END_OF_TEXT, ...tokenized.ids] : tokenized.ids;
+    const tokens = endOfTextFirst ? ['<|endoftext|>', ...tokenized.tokens] : tokenized.tokens;
+    const n = ids.length;
+    if (n > context) fail(`the text is ${n.toLocaleString('en-US')} tokens long${endOfTextFirst ? ' with <|endoftext|> first' : ''}, more than this model's context of ${context.toLocaleString('en-US')} tokens`);
+    const kept = layers?.length ?? count;
+    const keptWeights = kept * this.config.heads * n * n;
+    if (keptWeights > MAX_KEPT_WEIGHTS) {
+      fail(`${kept} layer${kept === 1 ? '' : 's'} of ${this.config.heads} heads at ${n} tokens would return ${keptWeights.toLocaleString('en-US')} attention weights, more than the ${MAX_KEPT_WEIGHTS.toLocaleString('en-US')} one run returns: name fewer layers (options.layers) or use a shorter text`);
+    }
+    const raw = unwrap(this.#core.gpt2Run(this.#handle, { ids: Int32Array.from(ids), layers }));
+    return {
+      ids,
+      tokens,
+      layers: raw.layers.map(({ heads }) => ({
+        heads: heads[0]?.weights === null ? [] : heads.map((h) => ({
+          weights: toRows(h.weights, n),
+          previousToken: h.previousToken,
+          firstToken: h.firstToken,
+          induction: h.induction,
+        })),
+      })),
+      next: raw.next.map(({ id, token, probability }) => ({ id, token, probability })),
+    };
+  }
+
+  /** Frees the weights; the model can no longer run. */
+  dispose() {
+    if (this.#handle === null) return;
+    release.unregister(this);
+    this.#core.gpt2Free(this.#handle);
+    this.#handle = null;
+  }
+
+  #live() {
+    if (this.#handle === null) fail('this GPT-2 model was disposed');
+  }
+}
+
+function toRows(flat, n) {
+  const rows = new Array(n);
+  for (let i = 0; i < n; i++) rows[i] = Array.from(flat.subarray(i * n, (i + 1) * n));
+  return rows;
+}
