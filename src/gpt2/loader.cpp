@@ -418,7 +418,7 @@ void WeightFiller::convert(std::size_t tensor, const std::uint8_t* p, std::size_
   Slot& s = slots_[tensor];
   const PlannedTensor& t = plan_.tensors[tensor];
   const std::size_t size = element_size(t.dtype);
-  std::uint64_t index = s.written / size;  // the element the next complete one is
+  std::size_t index = std::size_t(s.written / size);  // the element the next complete one is
   const auto bad = [&](std::uint64_t at, float value) {
     std::string where = "[";
     std::uint64_t rest = at;
@@ -498,7 +498,7 @@ void WeightFiller::write_file_bytes(std::uint64_t file_offset, const std::uint8_
                              [](std::uint64_t off, const PlannedTensor& t) { return off < t.end; });
   for (; it != ts.end() && it->begin < end; ++it) {
     const std::uint64_t lo = std::max(it->begin, file_offset), hi = std::min(it->end, end);
-    write(std::size_t(it - ts.begin()), lo - it->begin, bytes + (lo - file_offset), std::size_t(hi - lo));
+    write(std::size_t(it - ts.begin()), lo - it->begin, bytes + std::size_t(lo - file_offset), std::size_t(hi - lo));
   }
 }
 
@@ -539,7 +539,7 @@ Weights load_bytes(const std::uint8_t* file, std::size_t size, const LoadOptions
   for (const ByteRange& r : filler.plan().ranges) {
     for (std::uint64_t at = r.begin; at < r.end; at += chunk) {
       const std::size_t n = std::size_t(std::min<std::uint64_t>(chunk, r.end - at));
-      filler.write_file_bytes(at, file + at, n);
+      filler.write_file_bytes(at, file + std::size_t(at), n);
     }
   }
   return filler.finish();

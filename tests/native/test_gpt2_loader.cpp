@@ -123,11 +123,11 @@ struct Tiny {
 };
 
 // Multiples of 1/64 in −0.75 … 0.75: exact in F32, F16 and BF16, different in every tensor.
-std::vector<float> values_of(const std::string& name, std::uint64_t n) {
+std::vector<float> values_of(const std::string& name, std::size_t n) {
   std::uint32_t h = 2166136261u;
   for (const char c : name) h = (h ^ std::uint8_t(c)) * 16777619u;
   std::vector<float> v(n);
-  for (std::uint64_t i = 0; i < n; ++i) v[i] = float(int((h + i * 37) % 97) - 48) / 64.0f;
+  for (std::size_t i = 0; i < n; ++i) v[i] = float(int((h + i * 37) % 97) - 48) / 64.0f;
   return v;
 }
 
@@ -154,16 +154,16 @@ std::vector<std::pair<std::string, Shape>> gpt2_tensors(const Tiny& t) {
   return out;
 }
 
-std::uint64_t product(const Shape& s) {
-  std::uint64_t n = 1;
-  for (const auto x : s) n *= x;
+std::size_t product(const Shape& s) {
+  std::size_t n = 1;
+  for (const auto x : s) n *= std::size_t(x);
   return n;
 }
 
-Bytes nan_bytes(std::uint64_t floats) {
+Bytes nan_bytes(std::size_t floats) {
   static constexpr std::uint8_t kNaN[] = {0x00, 0x00, 0xC0, 0x7F};
   Bytes b;
-  for (std::uint64_t i = 0; i < floats; ++i) b.insert(b.end(), std::begin(kNaN), std::end(kNaN));
+  for (std::size_t i = 0; i < floats; ++i) b.insert(b.end(), std::begin(kNaN), std::end(kNaN));
   return b;
 }
 
@@ -225,9 +225,10 @@ const attn::AlignedVector<float>& buffer(const Weights& w, const std::string& na
 // Every buffer holds exactly the values the writer put in (bit for bit).
 void check_weights(const Weights& w, const Tiny& t) {
   REQUIRE(w.blocks.size() == t.layers);
-  for (const auto& [name, shape] : gpt2_tensors(t)) {
+  for (const auto& tensor : gpt2_tensors(t)) {
+    const std::string& name = tensor.first;  // not a structured binding: clang 14 cannot capture one
     CAPTURE(name);
-    const std::vector<float> want = values_of(name, product(shape));
+    const std::vector<float> want = values_of(name, product(tensor.second));
     const auto& got = buffer(w, name);
     REQUIRE(got.size() == want.size());
     CHECK(std::memcmp(got.data(), want.data(), want.size() * 4) == 0);
@@ -450,7 +451,7 @@ TEST_CASE("GPT-2 loader: chunks of 1, 3 and 7 bytes and random splits give ident
         if (done[i] == pt.bytes()) continue;
         left = true;
         const std::uint64_t n = std::min<std::uint64_t>(rng.index(12), pt.bytes() - done[i]);
-        filler.write(i, done[i], f.data() + pt.begin + done[i], std::size_t(n));
+        filler.write(i, done[i], f.data() + std::size_t(pt.begin + done[i]), std::size_t(n));
         done[i] += n;
       }
     }
@@ -507,7 +508,7 @@ namespace {
 
 // A header with GPT-2's shapes (as Hugging Face's file, buffers included) and no data: the plan
 // and its memory check need nothing else.
-st::Header shaped_header(std::size_t layers, std::uint64_t d, bool prefix) {
+st::Header shaped_header(std::size_t layers, std::size_t d, bool prefix) {
   Tiny t;
   t.layers = layers;
   t.d = d;
@@ -664,7 +665,7 @@ TEST_CASE("GPT-2 loader: a truncated file") {
   const Bytes whole = tiny_file(t);
   const st::Header h = st::parse(whole.data(), whole.size());
   const st::Tensor& fc = *h.find("h.1.mlp.c_fc.weight");
-  const Bytes cut(whole.begin(), whole.begin() + std::ptrdiff_t(fc.begin + 10));
+  const Bytes cut(whole.begin(), whole.begin() + std::ptrdiff_t(fc.begin) + 10);
   CHECK(load_error(cut) == "The file ends at byte " + std::to_string(cut.size()) + " but tensor \"h.1.mlp.c_fc.weight\" needs bytes up to " +
                                std::to_string(fc.end) + ": the download was probably cut short.");
   // Cut inside the header: its length points past the end.
@@ -787,8 +788,8 @@ TEST_CASE("GPT-2 loader: the filler refuses chunks out of order, past a tensor's
   }
   {
     attn::gpt2::WeightFiller filler(plan);  // through the staging buffer, as a binding would
-    for (std::uint64_t at = 0; at < f.size(); at += 100) {
-      const std::size_t n = std::size_t(std::min<std::uint64_t>(100, f.size() - at));
+    for (std::size_t at = 0; at < f.size(); at += 100) {
+      const std::size_t n = std::min<std::size_t>(100, f.size() - at);
       std::memcpy(filler.staging(), f.data() + at, n);
       filler.write_file_staged(at, n);
     }
