@@ -62,7 +62,10 @@ std::string count_in_words(std::uint64_t n) {
 
 std::string shape_text(const std::vector<std::uint64_t>& shape) {
   std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + number(shape[i]);
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += number(shape[i]);
+  }
   return s + "]";
 }
 
@@ -90,7 +93,8 @@ std::string other_model(const Header& h) {
     for (char& c : name) {
       if (static_cast<unsigned char>(c) < 0x20) c = '?';
     }
-    s += (i ? ", " : "") + name;
+    if (i) s += ", ";
+    s += name;
   }
   s += names.size() > 3 ? ", …" : "";
   bool bert = false, llama = false;
@@ -427,7 +431,10 @@ void WeightFiller::convert(std::size_t tensor, const std::uint8_t* p, std::size_
       coords[k] = rest % t.shape[k];
       rest /= t.shape[k];
     }
-    for (std::size_t k = 0; k < coords.size(); ++k) where += (k ? ", " : "") + number(coords[k]);
+    for (std::size_t k = 0; k < coords.size(); ++k) {
+      if (k) where += ", ";
+      where += number(coords[k]);
+    }
     where += "]";
     const std::string what = value != value ? "NaN (not a number)" : value > 0 ? "+Inf" : "-Inf";
     fail("Tensor " + t.name + " holds " + what + " at " + where +

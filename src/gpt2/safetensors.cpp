@@ -77,7 +77,10 @@ std::string shown(std::string_view name) {
 
 std::string shape_text(const std::vector<std::uint64_t>& shape) {
   std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + number(shape[i]);
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += number(shape[i]);
+  }
   return s + "]";
 }
 

@@ -41,7 +41,10 @@ std::string json_name(const std::string& s) { return "\"" + s + "\""; }  // the 
 
 std::string shape_json(const Shape& shape) {
   std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(shape[i]);
+  }
   return s + "]";
 }
 
@@ -50,10 +53,11 @@ std::string shape_json(const Shape& shape) {
 Bytes file_of(const std::string& header, const Bytes& data = {}) {
   std::string h = header;
   while (h.size() % 8 != 0) h += ' ';
-  Bytes f(8);
+  // Sized once and copied into: GCC 12 at -O3 warns falsely (array-bounds) about insert() here.
+  Bytes f(8 + h.size() + data.size());
   for (int i = 0; i < 8; ++i) f[std::size_t(i)] = std::uint8_t(std::uint64_t(h.size()) >> (8 * i));
-  f.insert(f.end(), h.begin(), h.end());
-  f.insert(f.end(), data.begin(), data.end());
+  std::copy(h.begin(), h.end(), f.begin() + 8);
+  std::copy(data.begin(), data.end(), f.begin() + 8 + std::ptrdiff_t(h.size()));
   return f;
 }
 
@@ -66,7 +70,7 @@ Bytes write_safetensors(const std::vector<Spec>& specs, const std::string& metad
     if (h.size() > 1) h += ",";
     h += json_name(s.name) + ":{\"dtype\":\"" + s.dtype + "\",\"shape\":" + shape_json(s.shape) +
          ",\"data_offsets\":[" + std::to_string(data.size()) + "," + std::to_string(data.size() + s.data.size()) + "]}";
-    data.insert(data.end(), s.data.begin(), s.data.end());
+    for (const std::uint8_t b : s.data) data.push_back(b);
   }
   return file_of(h + "}", data);
 }
@@ -163,7 +167,9 @@ std::size_t product(const Shape& s) {
 Bytes nan_bytes(std::size_t floats) {
   static constexpr std::uint8_t kNaN[] = {0x00, 0x00, 0xC0, 0x7F};
   Bytes b;
-  for (std::size_t i = 0; i < floats; ++i) b.insert(b.end(), std::begin(kNaN), std::end(kNaN));
+  for (std::size_t i = 0; i < floats; ++i) {
+    for (const std::uint8_t x : kNaN) b.push_back(x);
+  }
   return b;
 }
 
