@@ -3,6 +3,7 @@
 #include "gpt2/loader.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -467,8 +468,8 @@ void WeightFiller::convert(std::size_t tensor, const std::uint8_t* p, std::size_
   const std::size_t count = n / size;
   float* out = s.out + index;
   if (t.dtype == DType::F32) {
-    static_assert(sizeof(float) == 4);
-    // Little-endian hosts (x86, Arm, WebAssembly): the file's bytes are the floats.
+    // The file's bytes are the floats on a little-endian host (x86, Arm, WebAssembly), as here.
+    static_assert(sizeof(float) == 4 && std::endian::native == std::endian::little);
     std::memcpy(out, p, count * 4);
     if (!kernels::all_finite(out, count)) {
       for (std::size_t i = 0; i < count; ++i) {
