@@ -142,6 +142,7 @@ def corpus():
             ('offsets-reversed', '{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}}'),
             ('offsets-three', '{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4,8]}}'),
             ('offsets-overlap', '{"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},"b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}}'),
+            ('offsets-overlap-one-byte', '{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[4],"data_offsets":[3,7]}}'),
             ('name-twice', '{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}'),
     ]:
         c[name] = H2 + whole + file_of(header, bytes(64))

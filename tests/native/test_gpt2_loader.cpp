@@ -664,6 +664,20 @@ TEST_CASE("GPT-2 loader: tensors that break the format") {
     CHECK(has(message, "This file is not a safetensors file: "));
     CHECK(has(message, c[1]));
   }
+  // One byte of overlap is enough; touching ranges are fine.
+  const std::string header = header_of(
+      "\"a\": {\"dtype\": \"U8\", \"shape\": [4], \"data_offsets\": [0, 4]}, "
+      "\"b\": {\"dtype\": \"U8\", \"shape\": [4], \"data_offsets\": [3, 7]}");
+  const std::size_t start = 8 + (header.size() + 7) / 8 * 8;
+  CHECK(load_error(file_of(header, Bytes(8, 0))) ==
+        "This file is not a safetensors file: tensors \"a\" and \"b\" overlap: the first has bytes " + std::to_string(start) +
+            " to " + std::to_string(start + 4) + " of the file and the second " + std::to_string(start + 3) + " to " +
+            std::to_string(start + 7) + ".");
+  const std::string touching = header_of(
+      "\"a\": {\"dtype\": \"U8\", \"shape\": [4], \"data_offsets\": [0, 4]}, "
+      "\"b\": {\"dtype\": \"U8\", \"shape\": [4], \"data_offsets\": [4, 8]}");
+  const Bytes f = file_of(touching, Bytes(8, 0));
+  CHECK(st::parse(f.data(), f.size()).tensors.size() == 2);
 }
 
 TEST_CASE("GPT-2 loader: a truncated file") {
