@@ -413,6 +413,17 @@ TEST_CASE("GPT-2 loader: the transformer. prefix, a tied lm_head and the attn.bi
   CHECK(same_weights(filler.finish(), plain, t));
 }
 
+TEST_CASE("GPT-2 loader: a tensor GPT-2 does not have is skipped, not read") {
+  Tiny t;
+  std::vector<Spec> specs = tiny_specs(t);
+  specs.push_back({"h.0.attn.rotary_emb.inv_freq", "F32", {2}, nan_bytes(2)});
+  specs.push_back({"score.weight", "BOOL", {3}, Bytes(3, 1)});
+  const Bytes f = write_safetensors(specs);
+  check_weights(load(f), t);
+  const auto plan = attn::gpt2::plan_load(st::parse(f.data(), f.size()), heads(2));
+  CHECK(plan.skipped == std::vector<std::string>{"h.0.attn.rotary_emb.inv_freq", "score.weight"});
+}
+
 TEST_CASE("GPT-2 loader: heads from the option, else d_model / 64") {
   Tiny t;
   t.layers = 1;
