@@ -1,7 +1,7 @@
 #pragma once
 // GPT-2 as Hugging Face stores it (openai-community/gpt2, distilgpt2, gpt2-medium): the shapes
 // read from a safetensors file and the float32 weights the forward pass runs on.
-// loader.hpp fills a Weights from a file; forward.hpp runs it.
+// loader.hpp fills a Weights from a safetensors file (safetensors.hpp); forward.hpp runs it.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -18,7 +18,7 @@ struct Config {
   std::size_t d_model = 0;     // n_embd: wte's columns
   std::size_t context = 0;     // n_positions: wpe's rows
   std::size_t vocab_size = 0;  // wte's rows
-  DType dtype = DType::F32;    // the file's dtype (all tensors the model reads share it)
+  DType dtype = DType::F32;    // the file's dtype: wte's (a file's tensors normally all share one)
   std::size_t parameters = 0;  // floats the model keeps (no buffers, no tied lm_head)
   std::size_t head_size() const { return heads == 0 ? 0 : d_model / heads; }
 };
