@@ -300,6 +300,7 @@ inline void matmul_fixed_stride_ab_add(const float* a, const float* b, std::size
 inline constexpr std::size_t kWeightBlockCols = 256;  // a multiple of every build's tile width
 inline constexpr std::size_t kWeightBlockDepth = 128;
 inline constexpr std::size_t kWeightBlockFloats = kWeightBlockDepth * kWeightBlockCols;
+inline constexpr std::size_t kWeightSliceCols = 64;  // a multiple of every build's tile width
 
 // C (n×p, stride ldc) += A·B with A n×k packed by pack_rows and B k×p (stride ldb): the
 // product of activations and a weight matrix far larger than the cache (GPT-2's Conv1D weights,
@@ -328,17 +329,22 @@ inline void matmul_packed_ab_add_blocked(const float* packed, const float* b, st
         const float* src = b + (k0 + t) * ldb + j0;
         std::copy(src, src + jb, block + t * jb);
       }
-      const float* panel = packed + k0 * R;
-      std::size_t i = 0;
-      for (; i + R <= n; i += R, panel += R * k) {
-        detail::rows_ab_fixed<R, true, 1, R>(panel, block, jb, c + i * ldc + j0, ldc, kb, jb);
-      }
-      float* ci = c + i * ldc + j0;
-      switch (n - i) {
-        case 3: detail::rows_ab_fixed<3, true, 1, R>(panel, block, jb, ci, ldc, kb, jb); break;
-        case 2: detail::rows_ab_fixed<2, true, 1, R>(panel, block, jb, ci, ldc, kb, jb); break;
-        case 1: detail::rows_ab_fixed<1, true, 1, R>(panel, block, jb, ci, ldc, kb, jb); break;
-        default: break;
+      // A slice of the block's columns, 32 KB, stays in L1 while every group of rows passes.
+      for (std::size_t s0 = 0; s0 < jb; s0 += kWeightSliceCols) {
+        const std::size_t sb = jb - s0 < kWeightSliceCols ? jb - s0 : kWeightSliceCols;
+        const float* slice = block + s0;
+        const float* panel = packed + k0 * R;
+        std::size_t i = 0;
+        for (; i + R <= n; i += R, panel += R * k) {
+          detail::rows_ab_fixed<R, true, 1, R>(panel, slice, jb, c + i * ldc + j0 + s0, ldc, kb, sb);
+        }
+        float* ci = c + i * ldc + j0 + s0;
+        switch (n - i) {
+          case 3: detail::rows_ab_fixed<3, true, 1, R>(panel, slice, jb, ci, ldc, kb, sb); break;
+          case 2: detail::rows_ab_fixed<2, true, 1, R>(panel, slice, jb, ci, ldc, kb, sb); break;
+          case 1: detail::rows_ab_fixed<1, true, 1, R>(panel, slice, jb, ci, ldc, kb, sb); break;
+          default: break;
+        }
       }
     }
   }
