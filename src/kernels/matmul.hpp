@@ -2,6 +2,7 @@
 // Matrix products of the attention core: QKᵀ (matmul_abt) and AV / X·W (matmul_ab).
 // Raw pointers, sizes and row strides in; no allocation. The scalar reference of each sits in
 // reference/matmul_ref.hpp with the same signature.
+#include <algorithm>
 #include <cassert>
 #include <cstddef>
 
@@ -292,6 +293,88 @@ template <std::size_t Lda>
 inline void matmul_fixed_stride_ab_add(const float* a, const float* b, std::size_t ldb, float* c, std::size_t ldc,
                                        std::size_t n, std::size_t k, std::size_t p) {
   detail::matmul_panels_ab<true, Lda, 1>(a, detail::kTileRows * Lda, b, ldb, c, ldc, n, k, p);
+}
+
+namespace detail {
+#if ATTN_SIMD
+// dst (rows×cols, stride ldd) = src (stride lds), in vectors: std::copy is a call to memcpy,
+// which Emscripten 3.1.6 builds without bulk memory, a loop of word moves; through it, GPT-2
+// small's forward pass of one token took 103 ms in wasm SIMD, and 53 ms with this copy (the
+// weights' 498 MB read once). Four vectors a step keep that many loads from memory in flight.
+inline void copy_rows(const float* src, std::size_t lds, float* dst, std::size_t ldd, std::size_t rows, std::size_t cols) {
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t L = batch::size;
+  for (std::size_t t = 0; t < rows; ++t, src += lds, dst += ldd) {
+    std::size_t j = 0;
+    for (; j + 4 * L <= cols; j += 4 * L) {
+      const batch v0 = batch::load_unaligned(src + j), v1 = batch::load_unaligned(src + j + L);
+      const batch v2 = batch::load_unaligned(src + j + 2 * L), v3 = batch::load_unaligned(src + j + 3 * L);
+      v0.store_unaligned(dst + j);
+      v1.store_unaligned(dst + j + L);
+      v2.store_unaligned(dst + j + 2 * L);
+      v3.store_unaligned(dst + j + 3 * L);
+    }
+    for (; j + L <= cols; j += L) batch::load_unaligned(src + j).store_unaligned(dst + j);
+    for (; j < cols; ++j) dst[j] = src[j];
+  }
+}
+#endif
+}  // namespace detail
+
+// The blocks of matmul_packed_ab_add_blocked: kWeightBlockDepth rows × kWeightBlockCols columns
+// of B, 128 KB, which stay in a core's L2 cache while every panel of A passes over them.
+inline constexpr std::size_t kWeightBlockCols = 256;  // a multiple of every build's tile width
+inline constexpr std::size_t kWeightBlockDepth = 128;
+inline constexpr std::size_t kWeightBlockFloats = kWeightBlockDepth * kWeightBlockCols;
+inline constexpr std::size_t kWeightSliceCols = 64;  // a multiple of every build's tile width
+
+// C (n×p, stride ldc) += A·B with A n×k packed by pack_rows and B k×p (stride ldb): the
+// product of activations and a weight matrix far larger than the cache (GPT-2's Conv1D weights,
+// [in, out] row-major, 2.25 MB to 9 MB each). matmul_ab runs A's rows in groups of kTileRows,
+// each over the whole of B, so B would come from memory once per group (3 times at 10 tokens).
+// Here B is cut into blocks, each read from memory once and used by every group of A's rows
+// while it sits in the cache. Each block is first copied into `block` (kWeightBlockFloats
+// floats, the caller's; detail::copy_rows): the copy reads B's rows a kilobyte at a time, which the hardware
+// streams, where the micro-kernel's walk down 32 or 256 bytes of each row, a row 3 to 12 KB
+// apart, would wait on memory at every step; and the copy, 128 KB, stays in the cache for all
+// the groups. A's packed panels give the micro-kernel constant offsets (see tile_ab_fixed), and a
+// last group of 1 to 3 rows runs as one tile of that many rows rather than row by row.
+// No allocation; B itself is only read.
+inline void matmul_packed_ab_add_blocked(const float* packed, const float* b, std::size_t ldb, float* c,
+                                         std::size_t ldc, std::size_t n, std::size_t k, std::size_t p,
+                                         float* block) {
+  assert(n != 0 && k != 0 && p != 0);
+  constexpr std::size_t R = detail::kTileRows;
+#if ATTN_SIMD
+  static_assert(R == 4, "the last group's cases below are 1 to 3 rows");
+  for (std::size_t j0 = 0; j0 < p; j0 += kWeightBlockCols) {
+    const std::size_t jb = p - j0 < kWeightBlockCols ? p - j0 : kWeightBlockCols;
+    for (std::size_t k0 = 0; k0 < k; k0 += kWeightBlockDepth) {
+      const std::size_t kb = k - k0 < kWeightBlockDepth ? k - k0 : kWeightBlockDepth;
+      detail::copy_rows(b + k0 * ldb + j0, ldb, block, jb, kb, jb);
+      // A slice of the block's columns, 32 KB, stays in L1 while every group of rows passes.
+      for (std::size_t s0 = 0; s0 < jb; s0 += kWeightSliceCols) {
+        const std::size_t sb = jb - s0 < kWeightSliceCols ? jb - s0 : kWeightSliceCols;
+        const float* slice = block + s0;
+        const float* panel = packed + k0 * R;
+        std::size_t i = 0;
+        for (; i + R <= n; i += R, panel += R * k) {
+          detail::rows_ab_fixed<R, true, 1, R>(panel, slice, jb, c + i * ldc + j0 + s0, ldc, kb, sb);
+        }
+        float* ci = c + i * ldc + j0 + s0;
+        switch (n - i) {
+          case 3: detail::rows_ab_fixed<3, true, 1, R>(panel, slice, jb, ci, ldc, kb, sb); break;
+          case 2: detail::rows_ab_fixed<2, true, 1, R>(panel, slice, jb, ci, ldc, kb, sb); break;
+          case 1: detail::rows_ab_fixed<1, true, 1, R>(panel, slice, jb, ci, ldc, kb, sb); break;
+          default: break;
+        }
+      }
+    }
+  }
+#else
+  (void)block;
+  reference::matmul_panels_ab_ref(packed, {R, R * k, 1, R}, b, ldb, c, ldc, n, k, p, reference::Store::add);
+#endif
 }
 
 }  // namespace attn::kernels

@@ -1,0 +1,81 @@
+#pragma once
+// GPT-2's forward pass on the project's kernels (issue 26), as Hugging Face computes it with
+// attn_implementation="eager": the attention weights of the layers asked for, the role scores
+// of every head, and the five likeliest next tokens after the last position.
+//
+// Memory. run() allocates run_bytes() bytes (and a few hundred more for small locals), all
+// freed on return:
+//   activations   ≈ 11·n·d floats: the residual stream x, a LayerNorm output, the heads' output
+//                 (n×d each), one buffer of n×4d for q|k|v and then the MLP's hidden layer, and
+//                 the packed copy of a product's left operand (at most ⌈n/4⌉·4 × 4d);
+//   a weight block 128 KB: the products copy each block of a weight matrix there while they use it
+//                 (kernels/matmul.hpp, matmul_packed_ab_add_blocked);
+//   scores        one head's n×n at a time (the kept heads' are written in place);
+//   logits        vocab floats (the last row only);
+//   kept weights  kept layers × heads × n × n floats, the result itself;
+//   role scores   layers × heads HeadScores.
+// The weights are read where they are, never copied whole or repacked. GPT-2 small at 1,024
+// tokens: 35 MB of activations and 4 MB of scores, plus 50 MB per kept layer (604 MB for all 12);
+// at 10 tokens, about 0.7 MB.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "../learned/scores.hpp"
+#include "model.hpp"
+
+namespace attn::gpt2 {
+
+struct RunOptions {
+  // The layers (0-based) whose heads' attention weights come back; every layer when empty
+  // (std::nullopt). Duplicates are allowed. An index past the last layer is refused.
+  std::optional<std::vector<std::size_t>> layers;
+};
+
+struct NextToken {
+  std::int32_t id = 0;
+  float probability = 0.0f;  // from a softmax over the whole vocabulary
+};
+
+struct HeadResult {
+  // n×n row-major: row i is the distribution of position i over positions 0..i (zeros after i).
+  // Empty for a layer that was not asked for.
+  std::vector<float> weights;
+  // attn::learned::head_scores of this head's weights, position 0 playing the first (BOS) token;
+  // computed for every head, kept or not. previous_token and first_token mean nothing when n < 2,
+  // induction when induction_positions is 0.
+  learned::HeadScores scores;
+};
+
+struct RunResult {
+  std::size_t tokens = 0;                       // n
+  std::vector<std::vector<HeadResult>> layers;  // [layer][head], every layer and head
+  std::vector<NextToken> next;                  // the 5 likeliest (fewer if the vocabulary is smaller), likeliest first
+};
+
+// The bytes run() needs for n tokens with `kept_layers` layers' weights kept (count each layer
+// once): the binding refuses a run that would not fit before starting it.
+std::size_t run_bytes(const Config& config, std::size_t n, std::size_t kept_layers);
+
+// The number of distinct layers options keeps (validated as run() does).
+std::size_t kept_layer_count(const Config& config, const RunOptions& options);
+
+// Checks ids, n and the options against the model and throws attn::Error in a learner's words:
+// no tokens, more tokens than the context, an id outside the vocabulary, a layer that does not
+// exist. Also checks that the weights have the sizes their config says (a programming error of
+// the caller, reported the same way).
+void validate_run(const Weights& weights, const std::int32_t* ids, std::size_t n, const RunOptions& options);
+
+// The forward pass over ids[0..n). Throws what validate_run() throws, and attn::Error if the
+// activations overflow float32 (weights no trained model has). One thread; the time is about
+// 2·n·(parameters − vocab·d − context·d) + 2·vocab·d flops, plus 4·layers·d·n²/2 for attention.
+RunResult run(const Weights& weights, const std::int32_t* ids, std::size_t n, const RunOptions& options = {});
+inline RunResult run(const Weights& weights, const std::vector<std::int32_t>& ids, const RunOptions& options = {}) {
+  return run(weights, ids.data(), ids.size(), options);
+}
+
+// The floating-point operations of one run (multiply-adds count 2), for the benchmark.
+double run_flops(const Config& config, std::size_t n);
+
+}  // namespace attn::gpt2
