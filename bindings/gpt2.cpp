@@ -127,7 +127,6 @@ val gpt2_finish(double handle) {
     if (!m.filler) throw attn::Error("this GPT-2 model is already read");
     m.weights = m.filler->finish();
     m.filler.reset();  // its staging buffer goes
-    attn::gpt2::pack_weights(m.weights);
     return val::object();
   });
 }
