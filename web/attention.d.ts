@@ -466,6 +466,12 @@ export interface Gpt2Run {
 
 export interface Gpt2Model {
   readonly config: Gpt2Config;
+  /**
+   * Bytes of WebAssembly memory GPT-2's module holds (every open model's weights, runs' working
+   * memory). It never shrinks, so it is the peak so far: opening GPT-2 small, within 1.15× its
+   * 498 MB of weights.
+   */
+  readonly memoryBytes: number;
   /** GPT-2's byte-level BPE: exactly gpt-3-encoder's encode() ids. */
   tokenize(text: string): { ids: number[]; tokens: string[] };
   /**

@@ -300,6 +300,14 @@ class Gpt2Model {
     release.register(this, { core, handle }, this);
   }
 
+  /**
+   * Bytes of WebAssembly memory GPT-2's module holds: every open model's weights and the working
+   * memory of runs. It never shrinks (WebAssembly memory cannot), so it is also the peak so far.
+   */
+  get memoryBytes() {
+    return this.#core.HEAPU8.length;
+  }
+
   /** GPT-2's tokens of `text`: the ids gpt-3-encoder's encode() gives, and each token's text. */
   tokenize(text) {
     this.#live();

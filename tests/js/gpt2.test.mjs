@@ -5,6 +5,7 @@
 // and by URL from a local server that counts the bytes it sends. Needs build-fixtures/gpt2
 // (tools/build.sh fixtures; npm test makes it).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, openAsBlob, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -200,6 +201,42 @@ describe('issue 26: GPT-2 through attn.openGpt2', { skip: !ready && 'build-fixtu
       });
     });
   }
+
+  // GPT-2 small's real shapes, with random weights (tools/make_gpt2_fixtures.py --small-shaped,
+  // 548 MB, made here once and never committed), opened once in the SIMD build.
+  it('a GPT-2-small-shaped file: the real shapes, and a heap within 1.15× the weights while it opens', { timeout: 240_000 }, async () => {
+    const dir = fileURLToPath(new URL('../../build-fixtures/gpt2-small-shaped/', import.meta.url));
+    const path = `${dir}model.safetensors`;
+    if (!existsSync(path)) {
+      // Debian's interpreter, with its torch and numpy (another python3 may come first on PATH).
+      execFileSync('/usr/bin/python3', [fileURLToPath(new URL('../../tools/make_gpt2_fixtures.py', import.meta.url)), '--small-shaped', path, '--no-reference'], { stdio: 'inherit' });
+    }
+    const attn = await loadAttention({ simd: true });
+    let last = null;
+    const model = await attn.openGpt2(await openAsBlob(path), { onProgress: (loaded, total) => { last = [loaded, total]; } });
+    try {
+      assert.deepEqual({ ...model.config }, { layers: 12, heads: 12, dModel: 768, context: 1024, vocabSize: 50257, dtype: 'F32', parameters: 124_439_808 });
+      const weightBytes = model.config.parameters * 4;
+      assert.equal(last[0], last[1]);
+      assert.ok(last[1] === weightBytes, `read ${last[1]} bytes of tensors, the weights are ${weightBytes}`);
+      const peak = model.memoryBytes / weightBytes;
+      console.log(`GPT-2 small's shape: the wasm heap is ${(model.memoryBytes / 1e6).toFixed(1)} MB for ${(weightBytes / 1e6).toFixed(1)} MB of weights (${peak.toFixed(3)}×)`);
+      assert.ok(peak <= 1.15, `the heap peaked at ${peak.toFixed(3)}× the weights`);
+      const run = model.run('The cat sat on the mat because it was tired', { layers: [5] });
+      assert.deepEqual(run.ids, [464, 3797, 3332, 319, 262, 2603, 780, 340, 373, 10032]);
+      assert.equal(run.layers[5].heads.length, 12);
+      assert.ok(run.layers[5].heads.every((h) => h.weights.length === 10 && h.weights.every((row) => Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5)));
+      assert.equal(run.next.length, 5);
+      assert.ok(model.memoryBytes / weightBytes <= 1.15, 'a 10-token run stays within the bound too');
+      // Every layer's weights at 400 tokens would be 23 million numbers: refused, in words; one
+      // layer's are returned.
+      const long = ' the'.repeat(400);
+      assert.throws(() => model.run(long), { message: /12 layers of 12 heads at 400 tokens would return 23,040,000 attention weights, more than the 16,777,216 one run returns/ });
+      assert.equal(model.run(long, { layers: [0] }).layers[0].heads[0].weights.length, 400);
+    } finally {
+      model.dispose();
+    }
+  });
 
   describe('by URL, from a server that counts the bytes it sends', () => {
     let attn, served, base;
