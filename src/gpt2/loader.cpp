@@ -61,14 +61,7 @@ std::string count_in_words(std::uint64_t n) {
   return buf;
 }
 
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    s += number(shape[i]);
-  }
-  return s + "]";
-}
+using safetensors::shape_text;
 
 // A key's layer: "h.12.mlp.c_fc.weight" → 12 and rest "mlp.c_fc.weight". False if not "h.<N>.".
 bool split_layer(std::string_view key, std::size_t& layer, std::string_view& rest) {

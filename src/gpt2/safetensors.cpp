@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "error.hpp"
+#include "gpt2/tokenizer.hpp"
 
 namespace attn::gpt2::safetensors {
 
@@ -75,14 +76,6 @@ std::string shown(std::string_view name) {
   return s + "\"";
 }
 
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    s += number(shape[i]);
-  }
-  return s + "]";
-}
 
 // What the first bytes of a file that is not safetensors look like, for the message.
 std::string looks_like(const std::uint8_t* p, std::size_t n) {
@@ -320,21 +313,7 @@ class Parser {
       if (low < 0xDC00 || low > 0xDFFF) syntax("a \\u escape that is half of a character (a high surrogate without its low one)");
       cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
     }
-    if (cp < 0x80) {
-      s += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      s += static_cast<char>(0xC0 | (cp >> 6));
-      s += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      s += static_cast<char>(0xE0 | (cp >> 12));
-      s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      s += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      s += static_cast<char>(0xF0 | (cp >> 18));
-      s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      s += static_cast<char>(0x80 | (cp & 0x3F));
-    }
+    append_utf8(s, cp);
   }
 
   // The length of the well-formed UTF-8 character at i_ (Unicode table 3-7), 0 if none.
@@ -617,6 +596,15 @@ std::string size_in_words(std::uint64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, v < 9.995 ? "%.2f %s" : v < 99.95 ? "%.1f %s" : "%.0f %s", v, kUnits[u]);
   return buf;
+}
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += number(shape[i]);
+  }
+  return s + "]";
 }
 
 }  // namespace attn::gpt2::safetensors

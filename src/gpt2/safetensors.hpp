@@ -76,6 +76,9 @@ Header parse_header(const std::uint8_t* json, std::size_t size, std::uint64_t fi
 Header parse(const std::uint8_t* file, std::size_t size);
 
 // "1.42 GB", "498 MB", "12.3 KB", "17 bytes": decimal units, as Hugging Face shows file sizes.
+// A shape as messages write it: "[768, 2304]".
+std::string shape_text(const std::vector<std::uint64_t>& shape);
+
 std::string size_in_words(std::uint64_t bytes);
 
 }  // namespace attn::gpt2::safetensors
