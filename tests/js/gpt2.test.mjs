@@ -67,10 +67,47 @@ function checkRun(run, want, label) {
 }
 
 // A local server for model files that counts what it sends; `ranges: false` ignores Range.
+// The first bytes of a safetensors file holding gpt2-xl's shapes in F32 (6.2 GB), and its length:
+// enough for a server to claim the whole file without having it.
+function gpt2XlStart() {
+  const d = 1600, vocab = 50257, context = 1024, layers = 48;
+  const shapes = [['wte.weight', [vocab, d]], ['wpe.weight', [context, d]], ['ln_f.weight', [d]], ['ln_f.bias', [d]]];
+  for (let l = 0; l < layers; l++) {
+    shapes.push([`h.${l}.ln_1.weight`, [d]], [`h.${l}.ln_1.bias`, [d]], [`h.${l}.attn.c_attn.weight`, [d, 3 * d]], [`h.${l}.attn.c_attn.bias`, [3 * d]],
+      [`h.${l}.attn.c_proj.weight`, [d, d]], [`h.${l}.attn.c_proj.bias`, [d]], [`h.${l}.ln_2.weight`, [d]], [`h.${l}.ln_2.bias`, [d]],
+      [`h.${l}.mlp.c_fc.weight`, [d, 4 * d]], [`h.${l}.mlp.c_fc.bias`, [4 * d]], [`h.${l}.mlp.c_proj.weight`, [4 * d, d]], [`h.${l}.mlp.c_proj.bias`, [d]]);
+  }
+  const header = {};
+  let at = 0;
+  for (const [name, shape] of shapes) {
+    const bytes = shape.reduce((a, b) => a * b, 1) * 4;
+    header[name] = { dtype: 'F32', shape, data_offsets: [at, at + bytes] };
+    at += bytes;
+  }
+  const json = Buffer.from(JSON.stringify(header));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(json.length));
+  return { start: Buffer.concat([length, json]), size: 8 + json.length + at };
+}
+
 function fileServer() {
   const log = [];
   const state = { ranges: true, fail: null };
+  const xl = gpt2XlStart();
   const server = createServer((req, res) => {
+    if (req.url === '/gpt2-xl/model.safetensors') {
+      // Only what a reader of the header may ask for exists; any later range is logged and refused.
+      const [, b, e] = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '') ?? [];
+      log.push([Number(b), Number(e) + 1]);
+      if (b === undefined || Number(b) >= xl.start.length) {
+        res.writeHead(416).end();
+        return;
+      }
+      const end = Math.min(Number(e), xl.start.length - 1);
+      res.writeHead(206, { 'Content-Range': `bytes ${b}-${end}/${xl.size}`, 'Content-Length': end + 1 - Number(b) });
+      res.end(xl.start.subarray(Number(b), end + 1));
+      return;
+    }
     let bytes;
     try {
       bytes = readFileSync(fileURLToPath(new URL(`../../build-fixtures/gpt2/${decodeURIComponent(req.url.slice(1))}`, import.meta.url)));
@@ -274,6 +311,17 @@ describe('issue 26: GPT-2 through attn.openGpt2', { skip: !ready && 'build-fixtu
       assert.deepEqual(progress.at(-1), [ref.file.readBytes, ref.file.readBytes]);
       checkRun(model.run(ref.cases[0].text, { endOfTextFirst: ref.cases[0].endOfTextFirst }), ref.cases[0], `${name} by URL`);
       model.dispose();
+    });
+
+    it('a model too large for the tab is refused, in words, before any tensor is fetched', async () => {
+      served.log.length = 0;
+      await assert.rejects(attn.openGpt2(`${base}gpt2-xl/model.safetensors`), (error) => {
+        assert.match(error.message, /6\.\d+ GB/);
+        assert.match(error.message, /3\.5 GB of WebAssembly memory a browser tab can give a model/);
+        return true;
+      });
+      const header = gpt2XlStart().start.length;
+      assert.ok(served.log.every(([b]) => b < header), `only the header was asked for: ${JSON.stringify(served.log)}`);
     });
 
     it('a server that ignores Range: one whole download, with progress', async () => {
