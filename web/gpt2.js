@@ -12,8 +12,9 @@
 import { argument, describe, fail, optionsOf, toBoolean, unwrap } from './api/arguments.js';
 
 const END_OF_TEXT = 50256;
-// wasm32's heap ends at 4 GiB; a model may take 3.5 of them, the rest is left to runs and glue.
-const MEMORY_LIMIT = 3.5 * 2 ** 30;
+// wasm32's heap ends at 4 GiB (4.29 GB); a model may take 3.5 GB of it, the rest is left to runs
+// and the glue.
+const MEMORY_LIMIT = 3.5e9;
 const MEMORY_LIMIT_WORDS = 'the 3.5 GB of WebAssembly memory a browser tab can give a model';
 // The attention weights one run() may return, over all kept heads: 2^24 numbers (the JS arrays
 // take about 134 MB). GPT-2 small keeps every layer up to 341 tokens, one layer up to 1,024.
