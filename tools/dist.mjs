@@ -160,10 +160,12 @@ const panelSet = closure(outputOf('labs/learned.js')), trainSet = closure(output
 const panelFiles = beyond(panelSet, elementFiles), trainFiles = beyond(trainSet, elementFiles, panelSet);
 const workerFiles = [join(DIST, WORKER)];
 const learnedOnly = beyond(new Set([...panelSet, ...trainSet]), elementFiles, ...otherLabs);
+// GPT-2's API (attn.openGpt2, web/gpt2.js), loaded on its first call: in no embed's sums.
+const gpt2Files = beyond(closure(outputOf('gpt2.js')), elementFiles);
 // The four labs' chunks and the chunks only they share (sliders, tables).
 const labChunks = beyond(new Set(otherLabs.flatMap((set) => [...set])), elementFiles);
 // The four labs of the lesson's second half; the learned panel is reported on its own below.
-const fourLabsJs = widgetJs.filter((f) => !learnedOnly.includes(f));
+const fourLabsJs = widgetJs.filter((f) => !learnedOnly.includes(f) && !gpt2Files.includes(f));
 const css = [join(DIST, 'calc/calculator.css')];
 const labCss = [join(DIST, 'labs/labs.css')];
 const simd = all.filter((f) => /attention-simd\.(wasm|mjs)$/.test(f));
@@ -197,6 +199,7 @@ console.log(`    training chunk (${names(trainFiles)}), its stylesheet:  ${kb(me
 console.log(`    worker (${names(workerFiles)}):  ${kb(measure(workerFiles))}`);
 console.log(`    learned wasm, SIMD / scalar (.wasm + .mjs):  ${kb(measure(learnedSimd))} / ${kb(measure(learnedScalar))}`);
 console.log(`    checkpoint (learned-heads.bin):  ${kb(measure(checkpoint))}`);
+console.log(`  GPT-2's API, loaded by the first attn.openGpt2() (${names(gpt2Files)}):  ${kb(measure(gpt2Files))}`);
 if (panelFiles.length === 0 || trainFiles.length === 0) {
   console.error('dist/: the learned panel or its training chunk is not a file of its own');
   process.exitCode = 1;
