@@ -36,3 +36,18 @@ export function listen(): void {
   element.hash = 'q=1,1;0,1';
   void element.ready.then(() => element.result?.output);
 }
+
+// Issue 26: GPT-2 from a file the learner picks, or a course's URL.
+export async function previousTokenHeads(file: File): Promise<string[]> {
+  const attn = await loadAttention({ labs: false });
+  const controller = new AbortController();
+  const model = await attn.openGpt2(file, { onProgress: (loaded, total) => console.log(loaded / total), signal: controller.signal, config: { n_head: 12 } });
+  const dtype: 'F32' | 'F16' | 'BF16' = model.config.dtype;
+  const ids: number[] = model.tokenize('The cat sat').ids;
+  const run = model.run('The cat sat on the mat because it was tired', { endOfTextFirst: true, layers: [5] });
+  const next: string = run.next[0].token;
+  const found = run.layers[5].heads.flatMap((h, i) => ((h.previousToken ?? 0) > 0.4 ? [`5.${i} ${h.weights[1][0]}`] : []));
+  console.log(dtype, ids, next, model.memoryBytes);
+  model.dispose();
+  return found;
+}
