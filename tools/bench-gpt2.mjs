@@ -204,7 +204,7 @@ async function main() {
   const [openMs, ortCreateMs, openPeak] = await takingTurns([{ run: open, reps: 1 }, { run: ortCreate, reps: 1 }, { run: peakLoop }], ROUNDS);
   peakRounds.push(...openPeak);
   const openRow = { ms: summary(openMs), mbps: readBytes / median(openMs) / 1e3, ortMs: summary(ortCreateMs) };
-  console.log(`open (${ROUNDS} rounds in turns): attn.openGpt2(fs.openAsBlob(model.safetensors)), ${(fileBytes / 1e6).toFixed(0)} MB file, ${(readBytes / 1e6).toFixed(0)} MB of tensors read:` +
+  console.log(`open on ${processor.model} (${ROUNDS} rounds in turns): attn.openGpt2(fs.openAsBlob(model.safetensors)), ${(fileBytes / 1e6).toFixed(0)} MB file, ${(readBytes / 1e6).toFixed(0)} MB of tensors read:` +
     ` ${openRow.ms.median.toFixed(0)} ms (${openRow.ms.low.toFixed(0)} to ${openRow.ms.high.toFixed(0)}), ${openRow.mbps.toFixed(0)} MB/s of tensors read;` +
     ` onnxruntime-web readFileSync + InferenceSession.create of the ${(statSync(ONNX).size / 1e6).toFixed(0)} MB .onnx: ${openRow.ortMs.median.toFixed(0)} ms (${openRow.ortMs.low.toFixed(0)} to ${openRow.ortMs.high.toFixed(0)})\n`);
 
@@ -259,7 +259,7 @@ async function main() {
     rows.push(row);
     const line = (name, r) => `  ${name.padEnd(58)} ${r.ms.median.toFixed(1).padStart(8)} ms (${r.ms.low.toFixed(1)} to ${r.ms.high.toFixed(1)})  ${r.gflops.toFixed(1).padStart(5)} GFLOP/s` +
       (r.peakPercent ? `  ${r.peakPercent.median.toFixed(0).padStart(3)} % of peak` : '');
-    console.log(`n = ${n} tokens${n === 10 ? ` ("${SENTENCE}")` : ''}: ${(work / 1e9).toFixed(2)} GFLOP; ${rounds} rounds in turns (${row.seconds.toFixed(0)} s), peak loop ${row.peak.low.toFixed(1)} to ${row.peak.high.toFixed(1)} GFLOP/s`);
+    console.log(`n = ${n} tokens${n === 10 ? ` ("${SENTENCE}")` : ''}: ${(work / 1e9).toFixed(2)} GFLOP, on ${processor.model}; ${rounds} rounds in turns (${row.seconds.toFixed(0)} s), peak loop ${row.peak.low.toFixed(1)} to ${row.peak.high.toFixed(1)} GFLOP/s`);
     console.log(line('attention-calc wasm SIMD, run(text, { layers: [] })', row.ours));
     if (row.allLayers) console.log(line('attention-calc wasm SIMD, run(text) (all 12 layers kept)', row.allLayers));
     console.log(line(`onnxruntime-web ${ortVersion}, wasm, 1 thread`, row.ort));
