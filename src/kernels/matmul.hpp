@@ -322,10 +322,10 @@ inline void copy_rows(const float* src, std::size_t lds, float* dst, std::size_t
 }  // namespace detail
 
 // The blocks of matmul_packed_ab_add_blocked: kWeightBlockDepth rows × kWeightBlockCols columns
-// of B, 128 KB, which stay in a core's L2 cache while every panel of A passes over them.
+// of B, 136 KB with their padding, which stay in a core's L2 cache while every panel of A passes.
 inline constexpr std::size_t kWeightBlockCols = 256;  // a multiple of every build's tile width
 inline constexpr std::size_t kWeightBlockDepth = 128;
-inline constexpr std::size_t kWeightBlockFloats = kWeightBlockDepth * kWeightBlockCols;
+inline constexpr std::size_t kWeightBlockFloats = kWeightBlockDepth * (kWeightBlockCols + 16);
 inline constexpr std::size_t kWeightSliceCols = 64;  // a multiple of every build's tile width
 
 // C (n×p, stride ldc) += A·B with A n×k packed by pack_rows and B k×p (stride ldb): the
@@ -336,7 +336,7 @@ inline constexpr std::size_t kWeightSliceCols = 64;  // a multiple of every buil
 // while it sits in the cache. Each block is first copied into `block` (kWeightBlockFloats
 // floats, the caller's; detail::copy_rows): the copy reads B's rows a kilobyte at a time, which the hardware
 // streams, where the micro-kernel's walk down 32 or 256 bytes of each row, a row 3 to 12 KB
-// apart, would wait on memory at every step; and the copy, 128 KB, stays in the cache for all
+// apart, would wait on memory at every step; and the copy, 136 KB, stays in the cache for all
 // the groups. A's packed panels give the micro-kernel constant offsets (see tile_ab_fixed), and a
 // last group of 1 to 3 rows runs as one tile of that many rows rather than row by row.
 // No allocation; B itself is only read.
@@ -349,9 +349,13 @@ inline void matmul_packed_ab_add_blocked(const float* packed, const float* b, st
   static_assert(R == 4, "the last group's cases below are 1 to 3 rows");
   for (std::size_t j0 = 0; j0 < p; j0 += kWeightBlockCols) {
     const std::size_t jb = p - j0 < kWeightBlockCols ? p - j0 : kWeightBlockCols;
+    // The copy's rows are 16 floats longer than B's block is wide: 256 floats (1 KB) apart,
+    // the rows of a slice would all start in the same 4 of the L1 cache's 64 sets and use a
+    // quarter of it.
+    const std::size_t ldk = jb + 16;
     for (std::size_t k0 = 0; k0 < k; k0 += kWeightBlockDepth) {
       const std::size_t kb = k - k0 < kWeightBlockDepth ? k - k0 : kWeightBlockDepth;
-      detail::copy_rows(b + k0 * ldb + j0, ldb, block, jb, kb, jb);
+      detail::copy_rows(b + k0 * ldb + j0, ldb, block, ldk, kb, jb);
       // A slice of the block's columns, 32 KB, stays in L1 while every group of rows passes.
       for (std::size_t s0 = 0; s0 < jb; s0 += kWeightSliceCols) {
         const std::size_t sb = jb - s0 < kWeightSliceCols ? jb - s0 : kWeightSliceCols;
@@ -359,13 +363,13 @@ inline void matmul_packed_ab_add_blocked(const float* packed, const float* b, st
         const float* panel = packed + k0 * R;
         std::size_t i = 0;
         for (; i + R <= n; i += R, panel += R * k) {
-          detail::rows_ab_fixed<R, true, 1, R>(panel, slice, jb, c + i * ldc + j0 + s0, ldc, kb, sb);
+          detail::rows_ab_fixed<R, true, 1, R>(panel, slice, ldk, c + i * ldc + j0 + s0, ldc, kb, sb);
         }
         float* ci = c + i * ldc + j0 + s0;
         switch (n - i) {
-          case 3: detail::rows_ab_fixed<3, true, 1, R>(panel, slice, jb, ci, ldc, kb, sb); break;
-          case 2: detail::rows_ab_fixed<2, true, 1, R>(panel, slice, jb, ci, ldc, kb, sb); break;
-          case 1: detail::rows_ab_fixed<1, true, 1, R>(panel, slice, jb, ci, ldc, kb, sb); break;
+          case 3: detail::rows_ab_fixed<3, true, 1, R>(panel, slice, ldk, ci, ldc, kb, sb); break;
+          case 2: detail::rows_ab_fixed<2, true, 1, R>(panel, slice, ldk, ci, ldc, kb, sb); break;
+          case 1: detail::rows_ab_fixed<1, true, 1, R>(panel, slice, ldk, ci, ldc, kb, sb); break;
           default: break;
         }
       }
