@@ -429,7 +429,7 @@ describe('hostile input through the UI (issue 10)', () => {
       await page.waitForSelector('body[data-ready]');
       const label = `frame.html?${query}`;
       const status = await calc.locator('.calc-status').textContent();
-      if (!/must be|unknown panel|still makes the calculator read-only/.test(status)) faults.push(`${label}: the status does not say what is wrong (${status})`);
+      if (!/must be|unknown panel|still makes the calculator read-only/i.test(status)) faults.push(`${label}: the status does not say what is wrong (${status})`);
       // Issue 25 §5: each problem is a sentence of its own, capital first ("Precision must be …. Theme must be …").
       if (!/^(?:[A-Z][^.]*(?:\.\d[^.]*)*\.\s*)+$/.test(status.trim()) || /\. [a-z]/.test(status)) faults.push(`${label}: the status is not written as sentences (${status})`);
       faults.push(...clean(await visibleText(), label));
