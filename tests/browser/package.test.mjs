@@ -76,7 +76,7 @@ describe('issue 11 distribution: the npm package, packed, installed offline and 
 
   it('the tarball holds dist/ and the types, exports the element and attention.js, and needs nothing else at run time', () => {
     const files = packed.files.map((f) => f.path);
-    for (const path of ['dist/attention-calc.js', 'dist/calc/calculator.css', 'dist/wasm/attention-simd.wasm',
+    for (const path of ['dist/attention-calc.js', 'dist/calc/calculator.css', 'dist/wasm/attention-simd.wasm', 'dist/wasm/calculator-simd.wasm',
       'dist/wasm/attention-scalar.wasm', 'web/attention.js', 'web/attention.d.ts']) {
       assert.ok(files.includes(path), `the tarball holds ${path}`);
     }
@@ -134,7 +134,8 @@ describe('issue 11 distribution: the npm package, packed, installed offline and 
             shown(spec.no_mask.weights[i - 1][j - 1]), `weights row ${i} column ${j}`);
         }
       }
-      assert.ok(fetched.some(([, path]) => /^\/wasm\/attention-(simd|scalar)\.wasm$/.test(path)), 'the wasm came from beside the bundle');
+      // An embed without a lab loads the calculator's half of the core (issue 25).
+      assert.ok(fetched.some(([, path]) => /^\/wasm\/calculator-(simd|scalar)\.wasm$/.test(path)), 'the wasm came from beside the bundle');
       assert.deepEqual(problems, []);
     } finally {
       await context.close();
