@@ -5,6 +5,7 @@
 // captions, the lesson's check, the next tokens. Loading from a picked file, a dropped file and
 // gpt2-src on a local server that counts bytes; progress, Cancel, a bad file; keyboard; axe; 360 px.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -15,7 +16,7 @@ import { loadAttention } from '../../web/attention.js';
 import { format } from '../../web/calc/format.js';
 import { colour } from '../../web/calc/heatmap.js';
 import { ROLES, ROLE_THRESHOLD } from '../../web/labs/learned-roles.js';
-import { GPT2_SENTENCE, gpt2Label, lessonCheck } from '../../web/labs/gpt2-panel.js';
+import { GPT2_SENTENCE, gpt2Label, lessonCheck, pytorchScript } from '../../web/labs/gpt2-panel.js';
 import { openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
@@ -296,12 +297,44 @@ describe('issue 27: the GPT-2 panel (exercise 4)', () => {
     assert.equal(readout, `Query “${gpt2Label(run.tokens[last])}” (position ${last}), key “<|endoftext|>” (position 0): weight ${format(run.layers[1].heads[2].weights[last][0], 3)}.`);
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('Enter');
-    assert.equal(await lab().getByRole('button', { name: 'Follow gpt-2 layer 1 head 2 in the text' }).getAttribute('aria-pressed'), 'true');
+    assert.equal(await lab().getByRole('button', { name: 'Follow GPT-2 layer 1 head 2 in the text' }).getAttribute('aria-pressed'), 'true');
     assert.match(await lab().locator('.look-readout').textContent(), new RegExp(`^From “${gpt2Label(run.tokens[last - 1])}” at position ${last - 1}, GPT-2 layer 1 head 2`));
     // The token strip, by keyboard: the focused token moves, and the readout with it.
     await lab().getByRole('slider', { name: 'Focused token' }).focus();
     await page.keyboard.press('Home');
     assert.match(await lab().locator('.look-readout').textContent(), /^From “<\|endoftext\|>” at position 0, GPT-2 layer 1 head 2.*The first token can only see itself\.$/);
+    assert.deepEqual(problems, []);
+  });
+
+  it('"Copy as PyTorch" copies a transformers script for this text, layer and <|endoftext|> choice; the layer\'s heads save as one SVG', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.url });
+    await open(` gpt2-src="${env.url}models/d64-f32/model.safetensors"`);
+    await waitForHeads();
+    const text = 'He said "hi" \\ then left';
+    await lab().getByLabel('Text GPT-2 reads').fill(text);
+    await lab().getByLabel('Text GPT-2 reads').press('Enter');
+    await lab().getByLabel('Start with <|endoftext|>').check();
+    await lab().getByRole('combobox', { name: 'Layer' }).selectOption('1');
+    await waitForHeads(1);
+    await lab().getByRole('button', { name: 'Copy as PyTorch' }).click();
+    await lab().getByRole('status').filter({ hasText: 'Copied' }).waitFor();
+    const script = await page.evaluate(() => navigator.clipboard.readText());
+    assert.equal(script, pytorchScript({ text, layer: 1, endOfTextFirst: true }));
+    for (const part of ['attn_implementation="eager"', 'output_attentions=True', 'layer = 1', `text = ${JSON.stringify(text)}`, 'ids = [tokenizer.eos_token_id] + ids', 'outputs.attentions[layer][0]', 'plt.show()']) {
+      assert.ok(script.includes(part), part);
+    }
+    // Valid Python, where a python3 is at hand to parse it (not run: no transformers here).
+    try {
+      execFileSync('python3', ['-c', 'import ast, sys; ast.parse(sys.stdin.read())'], { input: script });
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw error;
+    }
+    const [download] = await Promise.all([page.waitForEvent('download'), lab().getByRole('button', { name: 'Save the layer’s heads as SVG' }).click()]);
+    assert.equal(download.suggestedFilename(), 'gpt2-layer-1-heads.svg');
+    const saved = readFileSync(await download.path(), 'utf8');
+    assert.match(saved, /^<\?xml/);
+    for (let i = 0; i < 4; i++) assert.ok(saved.includes(`aria-label="GPT-2 layer 1 head ${i}"`), `head ${i} in the SVG`);
+    assert.ok(saved.includes('<title>GPT-2 layer 1: 4 heads on'));
     assert.deepEqual(problems, []);
   });
 

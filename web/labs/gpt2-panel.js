@@ -5,7 +5,8 @@
 // rules, learned-roles.js), the lesson's check in words from those numbers, and the five likeliest
 // next tokens. This first version runs the model on the page's main thread.
 import { asset } from '../assets.js';
-import { h } from '../calc/dom.js';
+import { h, svg } from '../calc/dom.js';
+import { copyText, saveSvg } from '../calc/files.js';
 import { format } from '../calc/format.js';
 import { COMMIT_MS } from '../calc/grid.js';
 import { HeadView } from './learned-head.js';
@@ -115,6 +116,55 @@ function openError(error, { url }) {
   return `GPT-2 could not be opened: ${message}. ${url ? 'Check the address, or download model.safetensors and open it with the button above.' : 'Check that it is model.safetensors from openai-community/gpt2 (or distilgpt2, gpt2-medium) and open it again.'}`;
 }
 
+/**
+ * A complete Hugging Face transformers script that computes and plots the same layer's heads on the
+ * same text (eager attention, so that output_attentions holds the weights), and prints the same
+ * five next tokens. A JSON string is also a valid Python string literal.
+ */
+export function pytorchScript({ text, layer, endOfTextFirst }) {
+  return `# GPT-2 layer ${layer}'s heads on your text, as attention-calc's panel shows them
+# (layers and heads counted from 0). Needs: pip install torch transformers matplotlib
+import math
+
+import matplotlib.pyplot as plt
+import torch
+from transformers import GPT2LMHeadModel, GPT2TokenizerFast
+
+name = "openai-community/gpt2"  # or "distilgpt2", "gpt2-medium"
+tokenizer = GPT2TokenizerFast.from_pretrained(name)
+model = GPT2LMHeadModel.from_pretrained(name, attn_implementation="eager")
+model.eval()
+
+text = ${JSON.stringify(text)}
+layer = ${layer}
+ids = tokenizer(text)["input_ids"]
+${endOfTextFirst ? 'ids = [tokenizer.eos_token_id] + ids  # "Start with <|endoftext|>", as TransformerLens does' : '# No <|endoftext|> first, as in Hugging Face (TransformerLens adds one)'}
+with torch.no_grad():
+    outputs = model(torch.tensor([ids]), output_attentions=True)
+
+weights = outputs.attentions[layer][0]  # (heads, tokens, tokens), rows are queries
+labels = [tokenizer.decode([i]).replace(" ", "\u2423") for i in ids]
+heads = weights.shape[0]
+columns = 4
+rows = math.ceil(heads / columns)
+figure, axes = plt.subplots(rows, columns, figsize=(4 * columns, 4 * rows), squeeze=False)
+for head, ax in enumerate(axes.flat):
+    if head >= heads:
+        ax.axis("off")
+        continue
+    ax.imshow(weights[head].numpy(), cmap="viridis", vmin=0, vmax=1)
+    ax.set_title(f"GPT-2 layer {layer} head {head}")
+    ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
+    ax.set_yticks(range(len(labels)), labels, fontsize=7)
+figure.tight_layout()
+plt.show()
+
+probabilities = outputs.logits[0, -1].softmax(-1)
+for p, i in zip(*probabilities.topk(5)):
+    print(repr(tokenizer.decode([int(i)])), f"{float(p):.3f}")
+`;
+}
+
 export class Gpt2Lab {
   /**
    * @param {{ attn: import('../attention.js').Attention, onError?: (message: string) => void, source?: () => string | null }} o
@@ -171,6 +221,10 @@ export class Gpt2Lab {
     this.count = h('p', { class: 'hint gpt2-count' });
     this.tokens = new TokenStrip({ label: gpt2Label, onFocus: (i) => { this.focus = i; this.#mark(); } });
     this.layerSelect = h('select', { class: 'gpt2-layer', id: 'gpt2-layer', on: { change: () => this.#setLayer(Number(this.layerSelect.value)) } });
+    this.copyButton = h('button', { type: 'button', text: 'Copy as PyTorch', on: { click: () => this.#copy() } });
+    this.saveButton = h('button', { type: 'button', text: 'Save the layer’s heads as SVG', on: { click: () => this.#save() } });
+    this.exportStatus = h('span', { class: 'hint', role: 'status' });
+    this.scriptBox = h('textarea', { class: 'gpt2-script', readonly: true, rows: 12, 'aria-label': 'The PyTorch script', hidden: true });
     this.check = h('p', { class: 'gpt2-check', role: 'status' });
     this.next = h('ol', { class: 'gpt2-next' });
     this.grid = h('div', { class: 'head-grid gpt2-heads' });
@@ -183,6 +237,8 @@ export class Gpt2Lab {
       this.tokens.element,
       h('div', { class: 'control-row' }, h('label', { for: 'gpt2-layer', text: 'Layer' }), ' ', this.layerSelect),
       h('p', { class: 'hint', text: 'Layers and heads are numbered from 0, as outputs.attentions and TransformerLens number them: head 5.1 is layer 5, head 1.' }),
+      h('div', { class: 'control-row' }, this.copyButton, this.saveButton, this.exportStatus),
+      this.scriptBox,
       this.check,
       h('h3', { text: 'The five likeliest next tokens' }),
       this.next,
@@ -312,6 +368,38 @@ export class Gpt2Lab {
     this.run = null;
     this.view.hidden = false;
     this.#apply();
+  }
+
+  // The script for what is shown; where the clipboard is refused, shown to copy by hand.
+  async #copy() {
+    const script = pytorchScript({ text: this.text, layer: this.layer, endOfTextFirst: this.endOfText.checked });
+    this.scriptBox.value = script;
+    const copied = await copyText(script);
+    this.scriptBox.hidden = copied;
+    this.exportStatus.textContent = copied
+      ? `Copied: a transformers script for layer ${this.layer} on this text ✓`
+      : 'The clipboard is not available here: the script is below, select it and copy it.';
+  }
+
+  // The layer's heatmaps side by side, four to a row, each with its name, in one SVG file.
+  #save() {
+    const maps = this.views.map((v) => v.map);
+    const sizes = maps.map((m) => [Number(m.getAttribute('width')), Number(m.getAttribute('height')) + 18]);
+    const [w, hgt] = [Math.max(...sizes.map((s) => s[0])), Math.max(...sizes.map((s) => s[1]))];
+    const columns = Math.min(4, maps.length), rows = Math.ceil(maps.length / columns);
+    const root = svg('svg', { viewBox: `0 0 ${columns * w} ${rows * hgt}`, width: columns * w, height: rows * hgt, 'font-family': 'system-ui, sans-serif', 'font-size': 12 });
+    root.append(svg('title', { text: `GPT-2 layer ${this.layer}: ${maps.length} heads on “${this.text}”` }));
+    maps.forEach((m, i) => {
+      const x = (i % columns) * w, y = Math.floor(i / columns) * hgt;
+      root.append(svg('text', { x: x + 4, y: y + 13, fill: 'currentColor', 'font-weight': 600, text: this.views[i].name }));
+      const copy = m.cloneNode(true);
+      copy.setAttribute('x', x);
+      copy.setAttribute('y', y + 18);
+      copy.querySelectorAll('.focus-row, .cell-cursor').forEach((e) => e.remove());
+      root.append(copy);
+    });
+    saveSvg(root, `gpt2-layer-${this.layer}-heads.svg`);
+    this.exportStatus.textContent = `Saved gpt2-layer-${this.layer}-heads.svg ✓`;
   }
 
   #setLayer(layer) {

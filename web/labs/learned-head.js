@@ -35,7 +35,7 @@ export class HeadView {
     this.mapBox = h('div', { class: 'head-map-box' });
     this.readout = h('p', { class: 'head-readout', role: 'status' });
     this.followButton = h('button', {
-      type: 'button', class: 'follow', 'aria-pressed': 'false', text: `Follow ${this.name.toLowerCase()} in the text`,
+      type: 'button', class: 'follow', 'aria-pressed': 'false', text: `Follow ${this.name.replace(/^Layer /, 'layer ')} in the text`,
       on: { click: () => this.onSelect(null) },
     });
     this.table = h('div', { class: 'top-weights' });
