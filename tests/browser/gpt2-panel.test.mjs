@@ -16,7 +16,7 @@ import { loadAttention } from '../../web/attention.js';
 import { format } from '../../web/calc/format.js';
 import { colour } from '../../web/calc/heatmap.js';
 import { ROLES, ROLE_THRESHOLD } from '../../web/labs/learned-roles.js';
-import { GPT2_SENTENCE, gpt2Label, lessonCheck, pytorchScript } from '../../web/labs/gpt2-panel.js';
+import { GPT2_SENTENCE, gpt2Label, gridText, lessonCheck, pytorchScript, strongestRole } from '../../web/labs/gpt2-panel.js';
 import { openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
@@ -303,6 +303,38 @@ describe('issue 27: the GPT-2 panel (exercise 4)', () => {
     await lab().getByRole('slider', { name: 'Focused token' }).focus();
     await page.keyboard.press('Home');
     assert.match(await lab().locator('.look-readout').textContent(), /^From “<\|endoftext\|>” at position 0, GPT-2 layer 1 head 2.*The first token can only see itself\.$/);
+    assert.deepEqual(problems, []);
+  });
+
+  it('all heads at a glance: the layers × heads table agrees with every head\'s scores; a click, or Enter, opens that head', async () => {
+    await open(` gpt2-src="${env.url}models/d64-f32/model.safetensors"`);
+    await waitForHeads();
+    const text = `${GPT2_SENTENCE} ${GPT2_SENTENCE}`;
+    await lab().getByLabel('Text GPT-2 reads').fill(text);
+    await lab().getByLabel('Text GPT-2 reads').press('Enter');
+    const run = model.run(text);
+    await page.waitForFunction((n) => document.querySelector('attention-calc').shadowRoot.querySelectorAll('.token-strip .token').length === n, run.tokens.length);
+    const cells = await lab().locator('.gpt2-all-table button').evaluateAll((buttons) => buttons.map((b) => [Number(b.dataset.layer), Number(b.dataset.head), b.textContent, b.getAttribute('aria-label'), b.querySelector('.swatch').className]));
+    assert.equal(cells.length, 3 * 4);
+    for (const [l, i, said, name, swatch] of cells) {
+      const d = run.layers[l].heads[i];
+      const best = strongestRole(d);
+      assert.equal(said, gridText(d), `${l}.${i}`);
+      assert.equal(name, `GPT-2 head ${l}.${i}: ${best.earned ? best.role.label : 'no role'}, ${best.role.score} ${format(best.score, 2)}`);
+      assert.equal(swatch, `swatch ${best.earned ? best.role.key : 'none'}`);
+      // The strongest score, and earned exactly when it reaches the threshold.
+      for (const r of ROLES) if (d[r.key] !== null) assert.ok(d[r.key] <= best.score);
+      assert.equal(best.earned, best.score >= ROLE_THRESHOLD);
+    }
+    await lab().locator('.gpt2-all-table button[data-layer="0"][data-head="3"]').click();
+    assert.equal(await lab().getByRole('combobox', { name: 'Layer' }).inputValue(), '0');
+    assert.equal(await page.evaluate(() => document.querySelector('attention-calc').shadowRoot.activeElement?.getAttribute('aria-label')), 'GPT-2 layer 0 head 3');
+    assert.equal(await lab().getByRole('button', { name: 'Follow GPT-2 layer 0 head 3 in the text' }).getAttribute('aria-pressed'), 'true');
+    await assertLayer(run, 0);
+    await lab().locator('.gpt2-all-table button[data-layer="1"][data-head="2"]').focus();
+    await page.keyboard.press('Enter');
+    await waitForHeads(1);
+    assert.equal(await page.evaluate(() => document.querySelector('attention-calc').shadowRoot.activeElement?.getAttribute('aria-label')), 'GPT-2 layer 1 head 2');
     assert.deepEqual(problems, []);
   });
 

@@ -165,6 +165,21 @@ for p, i in zip(*probabilities.topk(5)):
 `;
 }
 
+/** A head's strongest role on this text: { role, score, earned }, or null without scores. */
+export function strongestRole(head) {
+  let best = null;
+  for (const r of ROLES) if (head[r.key] !== null && (!best || head[r.key] > best.score)) best = { role: r, score: head[r.key] };
+  return best && { ...best, earned: best.score >= ROLE_THRESHOLD };
+}
+
+/** What the all-heads table says of one head: "prev 0.62", "sink 0.81", "ind 0.55", or "– 0.31". */
+export function gridText(head) {
+  const best = strongestRole(head);
+  if (!best) return '–';
+  const short = { previousToken: 'prev', firstToken: 'sink', induction: 'ind' }[best.role.key];
+  return `${best.earned ? short : '–'} ${format(best.score, 2)}`;
+}
+
 export class Gpt2Lab {
   /**
    * @param {{ attn: import('../attention.js').Attention, onError?: (message: string) => void, source?: () => string | null }} o
@@ -228,6 +243,7 @@ export class Gpt2Lab {
     this.check = h('p', { class: 'gpt2-check', role: 'status' });
     this.next = h('ol', { class: 'gpt2-next' });
     this.grid = h('div', { class: 'head-grid gpt2-heads' });
+    this.allHeads = h('div', { class: 'gpt2-all' });
     this.view = h('div', { class: 'gpt2-view', hidden: true },
       h('label', { class: 'sentence-box' }, 'Text ', this.input),
       h('div', { class: 'control-row' },
@@ -242,6 +258,10 @@ export class Gpt2Lab {
       this.check,
       h('h3', { text: 'The five likeliest next tokens' }),
       this.next,
+      h('h3', { text: 'All heads at a glance' }),
+      h('p', { class: 'hint', text: `Layers as rows, heads as columns, each head by its strongest score on this text: “prev” a previous-token head, “sink” an attention sink, “ind” an induction head (a score of ${ROLE_THRESHOLD} or more), “–” no role (its highest score). `
+        + 'The swatch’s colour is the role (blue previous token, orange sink, green induction, grey none), its strength the score. Click a head, or press Enter on it, to open it below.' }),
+      this.allHeads,
       h('h3', { class: 'gpt2-heads-title', text: 'The layer’s heads' }),
       h('p', { class: 'hint', text: `Each head’s scores are measured on this text: ${ROLES.map((r) => `${r.score}, ${r.means.replace('⟨bos⟩, the first token', 'the first token')}`).join('; ')}. `
         + `A score of at least ${ROLE_THRESHOLD} earns the head its label: ${ROLES.map((r) => `“${r.label}”`).join(', ')}. `
@@ -454,10 +474,46 @@ export class Gpt2Lab {
       if (this.selected >= heads.length) this.selected = 0;
     }
     heads.forEach((data, i) => this.views[i].update({ tokens: run.tokens, data }));
+    this.#allHeads();
     this.check.textContent = lessonCheck(run, l);
     this.next.replaceChildren(...run.next.map((t) => h('li', {},
       h('span', { class: 'token', text: gpt2Label(t.token) }), ` ${format(t.probability, 3)} (${format(t.probability * 100, 1)}%)`)));
     this.#mark();
+  }
+
+  // The layers × heads table; every layer's scores are there unless the text was too long to keep them.
+  #allHeads() {
+    const run = this.run;
+    if (!run.layers.every((l) => l.heads.length)) {
+      this.allHeads.replaceChildren(h('p', { class: 'hint', text: 'This text is too long to keep every layer’s weights in one run: only the chosen layer was run. Shorten it to see every head.' }));
+      return;
+    }
+    const heads = run.layers[0].heads.length;
+    const table = h('table', { class: 'gpt2-all-table' },
+      h('caption', { class: 'sr-only', text: 'Every head’s strongest role and score on this text, layers as rows, heads as columns' }),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Layer' }), Array.from({ length: heads }, (_, i) => h('th', { scope: 'col', text: `head ${i}` })))),
+      h('tbody', {}, run.layers.map((layer, l) => h('tr', {}, h('th', { scope: 'row', text: String(l) }), layer.heads.map((d, i) => {
+        const best = strongestRole(d);
+        const button = h('button', {
+          type: 'button', class: 'gpt2-cell', dataset: { layer: l, head: i },
+          'aria-label': `GPT-2 head ${l}.${i}: ${best ? `${best.earned ? best.role.label : 'no role'}, ${best.role.score} ${format(best.score, 2)}` : 'no scores'}`,
+          on: { click: () => this.#openHead(l, i) },
+        }, h('span', { class: `swatch ${best?.earned ? best.role.key : 'none'}`, 'aria-hidden': 'true' }), gridText(d));
+        if (best) button.firstChild.style.setProperty('--score', String(best.score));
+        return h('td', {}, button);
+      })))));
+    this.allHeads.replaceChildren(h('div', { class: 'scroll-x' }, table));
+  }
+
+  // A head of the table opened below: its layer shown, the head followed, its map focused.
+  #openHead(layer, head) {
+    if (layer !== this.layer) {
+      this.layerSelect.value = String(layer);
+      this.#setLayer(layer);
+    }
+    this.selected = head;
+    this.#mark();
+    this.views[head].map.focus();
   }
 
   #mark() {
