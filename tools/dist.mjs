@@ -3,7 +3,8 @@
 //
 //   dist/attention-calc.js     the element (an ES module; imports the shared chunks)
 //   dist/chunk-*.js            code shared by the element's lazily loaded panels
-//   dist/{heads,cost,scaling,construct,learned}-*.js   the labs, each loaded the first time it is shown
+//   dist/{heads,cost,scaling,construct,learned,gpt2-panel}-*.js   the labs, each loaded the first time it is shown
+//   dist/gpt2-*.js             GPT-2 from a model.safetensors (attn.openGpt2), loaded by the GPT-2 panel
 //   dist/learned-train-*.js    "Train in this browser", loaded by the learned-heads panel
 //   dist/labs/learned-worker.js   its module worker, a bundle of its own (new Worker(url) needs a
 //                              file; sharing chunks with the element would split the calculator's)
