@@ -3,7 +3,8 @@
 //
 //   dist/attention-calc.js     the element (an ES module; imports the shared chunks)
 //   dist/chunk-*.js            code shared by the element's lazily loaded panels
-//   dist/{heads,cost,scaling,construct,learned}-*.js   the labs, each loaded the first time it is shown
+//   dist/{heads,cost,scaling,construct,learned,gpt2-panel}-*.js   the labs, each loaded the first time it is shown
+//   dist/gpt2-*.js             GPT-2 from a model.safetensors (attn.openGpt2), loaded by the GPT-2 panel
 //   dist/learned-train-*.js    "Train in this browser", loaded by the learned-heads panel
 //   dist/labs/learned-worker.js   its module worker, a bundle of its own (new Worker(url) needs a
 //                              file; sharing chunks with the element would split the calculator's)
@@ -160,12 +161,14 @@ const panelSet = closure(outputOf('labs/learned.js')), trainSet = closure(output
 const panelFiles = beyond(panelSet, elementFiles), trainFiles = beyond(trainSet, elementFiles, panelSet);
 const workerFiles = [join(DIST, WORKER)];
 const learnedOnly = beyond(new Set([...panelSet, ...trainSet]), elementFiles, ...otherLabs);
-// GPT-2's API (attn.openGpt2, web/gpt2.js), loaded on its first call: in no embed's sums.
-const gpt2Files = beyond(closure(outputOf('gpt2.js')), elementFiles);
 // The four labs' chunks and the chunks only they share (sliders, tables).
 const labChunks = beyond(new Set(otherLabs.flatMap((set) => [...set])), elementFiles);
-// The four labs of the lesson's second half; the learned panel is reported on its own below.
-const fourLabsJs = widgetJs.filter((f) => !learnedOnly.includes(f) && !gpt2Files.includes(f));
+// The GPT-2 panel's code (its chunk and web/gpt2.js's, which attn.openGpt2 imports): loaded only
+// when panels="gpt2" is shown, with GPT-2's wasm and tokenizer; reported on its own below.
+const gpt2Set = new Set([...closure(outputOf('labs/gpt2-panel.js')), ...closure(outputOf('gpt2.js'))]);
+const gpt2Only = beyond(gpt2Set, elementFiles, ...otherLabs, panelSet);
+// The four labs of the lesson's second half; the learned and GPT-2 panels are reported on their own below.
+const fourLabsJs = widgetJs.filter((f) => !learnedOnly.includes(f) && !gpt2Only.includes(f));
 const css = [join(DIST, 'calc/calculator.css')];
 const labCss = [join(DIST, 'labs/labs.css')];
 const simd = all.filter((f) => /attention-simd\.(wasm|mjs)$/.test(f));
@@ -199,7 +202,25 @@ console.log(`    training chunk (${names(trainFiles)}), its stylesheet:  ${kb(me
 console.log(`    worker (${names(workerFiles)}):  ${kb(measure(workerFiles))}`);
 console.log(`    learned wasm, SIMD / scalar (.wasm + .mjs):  ${kb(measure(learnedSimd))} / ${kb(measure(learnedScalar))}`);
 console.log(`    checkpoint (learned-heads.bin):  ${kb(measure(checkpoint))}`);
-console.log(`  GPT-2's API, loaded by the first attn.openGpt2() (${names(gpt2Files)}):  ${kb(measure(gpt2Files))}`);
+// Issue 27: the GPT-2 panel's own bytes, code, wasm (the larger build) and tokenizer: at most 450 KB gzip.
+const gpt2Simd = all.filter((f) => /gpt2-simd\.(wasm|mjs)$/.test(f)), gpt2Scalar = all.filter((f) => /gpt2-scalar\.(wasm|mjs)$/.test(f));
+const gpt2Tokenizer = all.filter((f) => f.endsWith('gpt2-tokenizer.bin'));
+// Counted with the learned panel's chunks it shares (the head views, the token strip).
+const gpt2Files = beyond(gpt2Set, elementFiles);
+const gpt2Panel = larger([...gpt2Files, ...gpt2Tokenizer], [gpt2Simd, gpt2Scalar]);
+console.log('  the GPT-2 panel (panels="gpt2"), loaded only when shown, beyond the calculator\'s files:');
+console.log(`    code (${names(gpt2Files)}):  ${kb(measure(gpt2Files))}`);
+console.log(`    GPT-2 wasm, SIMD / scalar (.wasm + .mjs):  ${kb(measure(gpt2Simd))} / ${kb(measure(gpt2Scalar))}`);
+console.log(`    tokenizer (wasm/gpt2-tokenizer.bin):  ${kb(measure(gpt2Tokenizer))}`);
+console.log(`    in all, the larger build:  ${kb(gpt2Panel)} (budget: 450 KB gzip)`);
+if (gpt2Only.length === 0 || gpt2Tokenizer.length === 0 || gpt2Simd.length === 0) {
+  console.error('dist/: the GPT-2 panel\'s chunk, tokenizer or wasm is missing');
+  process.exitCode = 1;
+}
+if (gpt2Panel[1] > 450 * 1000) {
+  console.error('dist/: the GPT-2 panel exceeds its 450 KB gzip budget');
+  process.exitCode = 1;
+}
 if (panelFiles.length === 0 || trainFiles.length === 0) {
   console.error('dist/: the learned panel or its training chunk is not a file of its own');
   process.exitCode = 1;

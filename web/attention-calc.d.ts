@@ -68,6 +68,12 @@ export declare class AttentionCalcElement extends HTMLElement {
   /** The page "Copy link" points to. Default: frame.html beside attention-calc.js. */
   linkTarget: string;
   readonly: boolean;
+  /**
+   * The gpt2-src attribute: the URL of a GPT-2 model.safetensors (a course's copy, or Hugging
+   * Face's resolve URL) that panels="gpt2" opens, by Range requests, when first shown, with the
+   * config.json beside it if there is one. null when absent.
+   */
+  gpt2Src: string | null;
   addEventListener<K extends keyof AttentionCalcEventMap>(type: K, listener: (this: AttentionCalcElement, ev: AttentionCalcEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
   removeEventListener<K extends keyof AttentionCalcEventMap>(type: K, listener: (this: AttentionCalcElement, ev: AttentionCalcEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;

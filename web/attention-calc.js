@@ -29,6 +29,11 @@
  *                            2-layer model (not GPT-2's) on the learner's text, each head's
  *                            measured scores and role labels, and training in this browser;
  *                            its code, worker, wasm and checkpoint load only when shown
+ *                 gpt2       the lesson's exercise 4: look inside GPT-2, on the learner's own
+ *                            model.safetensors (picked or dropped, or gpt2-src): one layer's
+ *                            heads (from 0, as in the literature) with their scores and roles,
+ *                            the lesson's check in words, the next tokens; its code, wasm and
+ *                            tokenizer load only when shown
  *               "weights" alone shows just the weights and their heatmap.
  *   readonly    present: the learner can look and ask for explanations but not edit (the
  *               calculator's panels; the labs are experiments and stay interactive). As for
@@ -49,6 +54,10 @@
  *               "light" on <html> or <body>, data-theme="dark" / "light" (also data-bs-theme,
  *               data-color-scheme) on <html>, or a color-scheme of just dark or light on <html>;
  *               changes to those are followed live. Otherwise it follows the system.
+ *   gpt2-src    (property gpt2Src) the URL of a GPT-2 model.safetensors (a course's own copy,
+ *               or Hugging Face's resolve URL), opened by Range requests when the gpt2 panel is
+ *               first shown, with the config.json beside it when there is one; a later change
+ *               opens the new URL.
  *   loading     "lazy" (default: start within 300 px of the viewport) or "eager" (start at once,
  *               e.g. for a handout printed to PDF). Every widget also starts on beforeprint.
  *   Every attribute is at most 2,000 characters; longer text is refused with a message.
@@ -90,7 +99,7 @@
  *   where there is room), practice (the learner's grids in practice mode), steps, weights,
  *   explain, plot, checks, share, status, verified (the
  *   f32-against-float64 badge), heads, cost, scaling, construct, learned (and learned-train,
- *   its training section).
+ *   its training section), gpt2.
  *
  * CSS custom properties (set them on the element or any ancestor):
  *   --calc-ink, --calc-paper, --calc-muted, --calc-accent, --calc-cell, --calc-cell-border,
@@ -201,7 +210,7 @@ const waiting = new Set();
 window.addEventListener('beforeprint', () => { for (const e of [...waiting]) e[START_NOW](); });
 
 export class AttentionCalcElement extends HTMLElement {
-  static observedAttributes = [...MATRIX_ATTRIBUTES, ...VIEW_ATTRIBUTES, 'loading'];
+  static observedAttributes = [...MATRIX_ATTRIBUTES, ...VIEW_ATTRIBUTES, 'loading', 'gpt2-src'];
 
   #calc = null;
   #root;
@@ -281,6 +290,10 @@ export class AttentionCalcElement extends HTMLElement {
       if (newValue?.trim().toLowerCase() === 'eager' && this.isConnected) this.#start();
       return;
     }
+    if (name === 'gpt2-src') {
+      this.#calc?.labs.get('gpt2')?.then((lab) => lab?.setSource(newValue));
+      return;
+    }
     if (MATRIX_ATTRIBUTES.includes(name)) this.#matricesChanged = true;
     if (VIEW_ATTRIBUTES.includes(name)) this.#viewChanged = true;
     if (name === 'mode') this.#modeChanged = true;
@@ -292,6 +305,12 @@ export class AttentionCalcElement extends HTMLElement {
 
   get readonly() { return this.hasAttribute('readonly'); }
   set readonly(on) { this.toggleAttribute('readonly', Boolean(on)); }
+
+  get gpt2Src() { return this.getAttribute('gpt2-src'); }
+  set gpt2Src(url) {
+    if (url === null || url === undefined) this.removeAttribute('gpt2-src');
+    else this.setAttribute('gpt2-src', String(url));
+  }
 
   get result() { return this.#calc?.shown?.result ?? null; }
 
@@ -371,6 +390,7 @@ export class AttentionCalcElement extends HTMLElement {
     this.#calc = new Calculator({
       attn,
       labsAttn: () => loadAttention({ baseUrl: asset('wasm/') }),
+      labOptions: { gpt2: { source: () => this.getAttribute('gpt2-src') } },
       state,
       ...view,
       link: (state) => `${this.linkTarget}#${toHash(state)}`,

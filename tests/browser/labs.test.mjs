@@ -303,7 +303,7 @@ describe('the lesson labs', () => {
         }
         return found;
       });
-      assert.deepEqual(panels, ['calculator', 'heads', 'cost', 'scaling', 'construct', 'learned']);
+      assert.deepEqual(panels, ['calculator', 'heads', 'cost', 'scaling', 'construct', 'learned', 'gpt2']);
       await p.addScriptTag({ content: AXE });
       const violations = await p.evaluate(async () => (await window.axe.run(document)).violations.map((v) => `${v.id}: ${v.nodes.length}`));
       assert.deepEqual(violations, []);

@@ -183,7 +183,7 @@ export function smokeSuite(engineKey) {
           })(),
         };
       });
-      assert.deepEqual(labs.panels, ['calculator', 'heads', 'cost', 'scaling', 'construct', 'learned']);
+      assert.deepEqual(labs.panels, ['calculator', 'heads', 'cost', 'scaling', 'construct', 'learned', 'gpt2']);
       assert.ok(labs.heads >= 1, `${labs.heads} head maps`);
       assert.equal(labs.scores, '1.61 GFLOP'); // 2n²d for n = 1024, d = 768
       assert.equal(labs.scalingCharts, 3); // the histograms on one shared axis, the softmax rows on one, the gradient across d_k

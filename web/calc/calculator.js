@@ -32,6 +32,7 @@ export const LABS = {
   scaling: () => import('../labs/scaling.js').then((m) => m.ScalingLab),
   construct: () => import('../labs/construct.js').then((m) => m.ConstructLab),
   learned: () => import('../labs/learned.js').then((m) => m.LearnedLab),
+  gpt2: () => import('../labs/gpt2-panel.js').then((m) => m.Gpt2Lab),
 };
 
 /** The labs that call the core's lab functions (bindings/labs.cpp); the learned heads have a module of their own. */
@@ -57,9 +58,11 @@ export class Calculator {
    * @param {() => Promise<import('../attention.js').Attention>} [o.labsAttn]
    *   the full core, for the labs that need its lab functions (LABS_NEEDING_CORE), where `attn`
    *   is the calculator's module alone; default: `attn`
+   * @param {Record<string, object>} [o.labOptions]           more options for a lab, by name (gpt2: { source })
    */
-  constructor({ attn, state, onChange = () => {}, onError = () => {}, link = () => location.href, readonly = false, precision = 3, panels = PANELS, labsAttn = async () => attn }) {
+  constructor({ attn, state, onChange = () => {}, onError = () => {}, link = () => location.href, readonly = false, precision = 3, panels = PANELS, labsAttn = async () => attn, labOptions = {} }) {
     this.attn = attn;
+    this.labOptions = labOptions;
     this.labsAttn = labsAttn;
     this.state = state;
     this.onChange = onChange;
@@ -587,7 +590,7 @@ export class Calculator {
             slot.replaceWith(h('p', { class: 'calc-status error', role: 'alert', text: `The ${name} panel could not load: ${error.message}` }));
             return null;
           }
-          const lab = new Lab({ attn, onError: (message) => this.onError(message) });
+          const lab = new Lab({ attn, onError: (message) => this.onError(message), ...this.labOptions[name] });
           slot.replaceWith(lab.element);
           return lab;
         }));

@@ -18,9 +18,12 @@ export class HeadView {
    * @param {number} o.layer   0-based
    * @param {number} o.head    0-based
    * @param {(query: number | null) => void} o.onSelect   follow this head (from query, when given)
+   * @param {string} [o.name]   its accessible name; default "Layer L head H", counted from 1
+   * @param {(token: string) => string} [o.label]   a token as a label; default tokenLabel
    */
-  constructor({ layer, head, onSelect }) {
-    this.name = `Layer ${layer + 1} head ${head + 1}`;
+  constructor({ layer, head, onSelect, name = `Layer ${layer + 1} head ${head + 1}`, label = tokenLabel }) {
+    this.name = name;
+    this.label = label;
     this.onSelect = onSelect;
     this.cursor = null; // { i, j } of the keyboard cursor, kept across texts where it fits
     const id = `learned-head-${++heads}`;
@@ -32,7 +35,7 @@ export class HeadView {
     this.mapBox = h('div', { class: 'head-map-box' });
     this.readout = h('p', { class: 'head-readout', role: 'status' });
     this.followButton = h('button', {
-      type: 'button', class: 'follow', 'aria-pressed': 'false', text: `Follow ${this.name.toLowerCase()} in the text`,
+      type: 'button', class: 'follow', 'aria-pressed': 'false', text: `Follow ${this.name.replace(/^Layer /, 'layer ')} in the text`,
       on: { click: () => this.onSelect(null) },
     });
     this.table = h('div', { class: 'top-weights' });
@@ -54,7 +57,7 @@ export class HeadView {
     const same = this.map && this.tokens.length === tokens.length && this.tokens.every((t, k) => t === tokens[k]);
     this.tokens = tokens;
     this.data = data;
-    const labels = tokens.map(tokenLabel);
+    const labels = tokens.map(this.label);
     this.labels = labels;
     const n = tokens.length;
     const roles = roleLabels(data);

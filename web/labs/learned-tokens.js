@@ -7,9 +7,10 @@ import { format } from '../calc/format.js';
 import { previousOccurrence, roleLabels, strongestKey, tokenLabel } from './learned-roles.js';
 
 export class TokenStrip {
-  /** @param {{ onFocus: (position: number) => void }} o */
-  constructor({ onFocus }) {
+  /** @param {{ onFocus: (position: number) => void, label?: (token: string) => string }} o */
+  constructor({ onFocus, label = tokenLabel }) {
     this.onFocus = onFocus;
+    this.label = label;
     this.strip = h('div', {
       class: 'token-strip', role: 'slider', tabindex: 0, 'aria-label': 'Focused token',
       'aria-valuemin': 0, 'aria-orientation': 'horizontal',
@@ -37,13 +38,13 @@ export class TokenStrip {
     this.strip.replaceChildren(...tokens.map((t, j) => {
       const box = h('span', {
         class: ['token', j === focus && 'from', j === most && 'most', j === after && 'after-previous', j > focus && 'later'].filter(Boolean).join(' '),
-        dataset: { position: j }, 'aria-hidden': 'true', text: tokenLabel(t),
+        dataset: { position: j }, 'aria-hidden': 'true', text: this.label(t),
       });
       // The weight as the box's tint (CSSOM, allowed under the page's style-src 'self').
       box.style.setProperty('--weight', j <= focus ? String(row[j]) : '0');
       return box;
     }));
-    const label = (j) => `“${tokenLabel(tokens[j])}” at position ${j}`;
+    const label = (j) => `“${this.label(tokens[j])}” at position ${j}`;
     this.strip.setAttribute('aria-valuemax', String(tokens.length - 1));
     this.strip.setAttribute('aria-valuenow', String(focus));
     this.strip.setAttribute('aria-valuetext', `${label(focus)}; ${head.name} looks most at ${label(most)}, weight ${format(weight, 2)}`);
@@ -52,10 +53,10 @@ export class TokenStrip {
     let where = `From ${label(focus)}, ${head.name}${roles.length ? ` (${roles.join(', ')})` : ''} looks most at ${label(most)}, weight ${format(weight, 3)}.`;
     if (focus === 0) where += ' The first token can only see itself.';
     else if (after >= 0) {
-      where += ` “${tokenLabel(tokens[focus])}” occurred before at position ${before}, so an induction head looks at the token after it: ${label(after)}`
+      where += ` “${this.label(tokens[focus])}” occurred before at position ${before}, so an induction head looks at the token after it: ${label(after)}`
         + (most === after ? ', exactly where this head looks.' : `, which this head gives ${format(row[after], 3)}.`);
     } else {
-      where += ` “${tokenLabel(tokens[focus])}” has not occurred before, so there is nothing for an induction head to copy here.`;
+      where += ` “${this.label(tokens[focus])}” has not occurred before, so there is nothing for an induction head to copy here.`;
     }
     this.says.textContent = where;
   }

@@ -1,0 +1,392 @@
+// Issue 27, first version: the GPT-2 panel (panels="gpt2") in headless Chromium under the strict
+// CSP, on a generated GPT-2-family fixture (build-fixtures/gpt2/d64-f32: 3 layers of 4 heads,
+// GPT-2's tokenizer; random weights in Hugging Face's layout). The same fixture is opened here in
+// Node by the same core, and the panel must show exactly its numbers: heatmaps cell for cell,
+// captions, the lesson's check, the next tokens. Loading from a picked file, a dropped file and
+// gpt2-src on a local server that counts bytes; progress, Cancel, a bad file; keyboard; axe; 360 px.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+
+import { loadAttention } from '../../web/attention.js';
+import { format } from '../../web/calc/format.js';
+import { colour } from '../../web/calc/heatmap.js';
+import { ROLES, ROLE_THRESHOLD } from '../../web/labs/learned-roles.js';
+import { GPT2_SENTENCE, gpt2Label, gridText, lessonCheck, pytorchScript, strongestRole } from '../../web/labs/gpt2-panel.js';
+import { openPage } from './chromium.mjs';
+import { coursePage, servedWeb } from './served.mjs';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const FIXTURES = fileURLToPath(new URL('../../build-fixtures/gpt2/', import.meta.url));
+const MODEL = `${FIXTURES}d64-f32/model.safetensors`;
+const CONFIG = `${FIXTURES}d64-f32/config.json`;
+const PANEL = 'Exercise 4: look inside GPT-2';
+const LAST = 2; // the fixture has 3 layers: the panel starts at layer 5, or the last layer
+
+// A server for build-fixtures/gpt2 on another origin, as a course's copy: Range requests, CORS,
+// the bytes it sent counted, and an optional delay before each response (to catch a load midway).
+function fixtureServer() {
+  const s = { sent: 0, requests: 0, delay: 0 };
+  s.server = createServer(async (req, res) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Allow-Headers', 'Range');
+    res.setHeader('Access-Control-Expose-Headers', 'Content-Range, Content-Length, Accept-Ranges');
+    if (req.method === 'OPTIONS') { res.end(); return; }
+    let path;
+    try {
+      path = `${FIXTURES}${decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '').replace(/\.\.+/g, '')}`;
+      statSync(path);
+    } catch {
+      res.statusCode = 404;
+      res.end('not found');
+      return;
+    }
+    s.requests++;
+    if (s.delay) await new Promise((r) => setTimeout(r, s.delay));
+    const bytes = readFileSync(path);
+    const range = /bytes=(\d+)-(\d*)/.exec(req.headers.range ?? '');
+    let body = bytes;
+    res.setHeader('Accept-Ranges', 'bytes');
+    if (range) {
+      const begin = Number(range[1]), end = range[2] ? Math.min(Number(range[2]), bytes.length - 1) : bytes.length - 1;
+      body = bytes.subarray(begin, end + 1);
+      res.statusCode = 206;
+      res.setHeader('Content-Range', `bytes ${begin}-${end}/${bytes.length}`);
+    }
+    res.setHeader('Content-Length', body.length);
+    s.sent += body.length;
+    res.end(body);
+  });
+  return new Promise((resolve) => s.server.listen(0, '127.0.0.1', () => {
+    s.url = `http://127.0.0.1:${s.server.address().port}/`;
+    resolve(s);
+  }));
+}
+
+describe('issue 27: the GPT-2 panel (exercise 4)', () => {
+  const env = servedWeb();
+  let page, problems, context, model, files;
+  before(async () => {
+    const attn = await loadAttention();
+    model = await attn.openGpt2(new Uint8Array(readFileSync(MODEL)), { config: JSON.parse(readFileSync(CONFIG, 'utf8')) });
+    files = await fixtureServer();
+  });
+  after(() => {
+    model?.dispose();
+    files?.server.close();
+  });
+  beforeEach(async () => {
+    ({ page, problems, context } = await openPage(env.browser, {
+      // Every value the progress bar shows, in order.
+      initScript: () => {
+        window.progressSeen = [];
+        const value = Object.getOwnPropertyDescriptor(HTMLProgressElement.prototype, 'value');
+        Object.defineProperty(HTMLProgressElement.prototype, 'value', {
+          get() { return value.get.call(this); },
+          set(v) { value.set.call(this, v); window.progressSeen.push([v, this.max]); },
+        });
+      },
+    }));
+    files.sent = 0;
+    files.requests = 0;
+    files.delay = 0;
+  });
+  afterEach(async () => {
+    await context.close();
+  });
+
+  const lab = (p = page) => p.getByRole('group', { name: PANEL });
+  const map = (layer, head, p = page) => lab(p).getByRole('img', { name: `GPT-2 layer ${layer} head ${head}`, exact: true });
+  const caption = (layer, head) => lab().locator('figure.learned-head').filter({ has: page.getByRole('img', { name: `GPT-2 layer ${layer} head ${head}`, exact: true }) }).locator('figcaption');
+  // The course's copy: models/… on the page's origin (its strict CSP allows only 'self'), passed
+  // on to the fixture server, which counts what it sends.
+  const open = async (attrs = '', p = page, c = context) => {
+    await c.route(`${env.url}models/**`, async (route) => {
+      try {
+        const response = await route.fetch({ url: route.request().url().replace(`${env.url}models/`, files.url) });
+        await route.fulfill({ response });
+      } catch {
+        // The page went away (or Cancel aborted the request) while the fixture server answered.
+      }
+    });
+    await p.goto(await coursePage(c, env.url, `<main><h1>A lesson</h1><attention-calc panels="gpt2"${attrs}></attention-calc></main>`));
+    await p.evaluate(async () => {
+      await customElements.whenDefined('attention-calc');
+      await document.querySelector('attention-calc').ready;
+    });
+    await lab(p).waitFor();
+  };
+  const pick = () => lab().locator('input[type=file]').setInputFiles([MODEL, CONFIG]);
+  // Waits for a layer's first map; should it not come, fails with what the panel says.
+  const waitForHeads = (layer = LAST, p = page) => map(layer, 0, p).waitFor({ timeout: 30_000 }).catch(async (error) => {
+    throw new Error(`${error.message}\nThe panel says: ${await lab(p).locator('.cell-message').textContent()}`);
+  });
+
+  // Every head of a layer against run(): names, cells, captions; the check; the next tokens.
+  async function assertLayer(run, layer) {
+    const heads = run.layers[layer].heads;
+    assert.equal(await lab().locator('figure.learned-head').count(), heads.length);
+    for (const [i, d] of heads.entries()) {
+      const m = map(layer, i);
+      assert.equal(await m.count(), 1, `GPT-2 layer ${layer} head ${i}`);
+      const n = run.tokens.length;
+      const fills = await m.locator('rect').evaluateAll((rects, count) => rects.slice(0, count).map((r) => r.getAttribute('fill')), n * n);
+      assert.deepEqual(fills, d.weights.flat().map(colour), `layer ${layer} head ${i}: cell colours`);
+      const said = await caption(layer, i).textContent();
+      for (const r of ROLES) {
+        const earns = d[r.key] !== null && d[r.key] >= ROLE_THRESHOLD;
+        assert.equal(said.includes(r.label), earns, `${layer}.${i} ${r.key} ${d[r.key]}: "${said}"`);
+        if (d[r.key] !== null) assert.ok(said.includes(`${r.score} ${format(d[r.key], 3)}`), `${layer}.${i}: "${said}"`);
+      }
+    }
+    assert.equal(await lab().locator('.gpt2-check').textContent(), lessonCheck(run, layer));
+    const next = await lab().locator('.gpt2-next li').allTextContents();
+    assert.deepEqual(next, run.next.map((t) => `${gpt2Label(t.token)} ${format(t.probability, 3)} (${format(t.probability * 100, 1)}%)`));
+  }
+
+  it('with nothing open: says what it needs and where to get it, offers the file button, the drop zone and the trained model\'s lab; loads nothing of GPT-2', async () => {
+    const fetched = [];
+    page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+    await open();
+    const text = await lab().textContent();
+    for (const words of ['Hugging Face', 'openai-community/gpt2', 'Files', 'model.safetensors', '548 MB', 'distilgpt2', 'gpt2-medium']) assert.ok(text.includes(words), words);
+    assert.ok(await lab().getByRole('button', { name: 'Open GPT-2 weights (model.safetensors)' }).isVisible());
+    assert.ok(await lab().locator('.gpt2-drop').isVisible());
+    assert.match(await lab().getByRole('link', { name: /small model trained here/ }).getAttribute('href'), /index\.html#learned$/);
+    assert.ok(!fetched.some((p) => /gpt2/.test(p) && !/gpt2-panel/.test(p)), `nothing of GPT-2 before a file: ${fetched.join(' ')}`);
+    assert.deepEqual(problems, []);
+  });
+
+  it('a picked file (with its config.json): the last layer\'s heads equal run() cell for cell, captions and the lesson\'s check agree with the scores; tokens, next tokens, another layer, <|endoftext|>, repeating the text', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await open();
+    await pick();
+    await waitForHeads();
+    assert.equal(await lab().getByLabel('Text GPT-2 reads').inputValue(), GPT2_SENTENCE);
+    assert.equal(await lab().getByRole('combobox', { name: 'Layer' }).inputValue(), String(LAST));
+    let run = model.run(GPT2_SENTENCE);
+    assert.deepEqual(run.ids, [464, 3797, 3332, 319, 262, 2603, 780, 340, 373, 10032]);
+    const chips = await lab().locator('.token-strip .token').allTextContents();
+    assert.deepEqual(chips, run.tokens.map(gpt2Label));
+    assert.equal(chips[1], '␣cat');
+    assert.match(await lab().locator('.gpt2-count').textContent(), /^10 tokens of this model’s context of 64\./);
+    assert.match(await lab().locator('.gpt2-model').textContent(), /3 layers of 4 heads, d_model 64/);
+    await assertLayer(run, LAST);
+    await page.screenshot({ path: 'test-results/gpt2-panel-1280.png', fullPage: true }).catch(() => {});
+
+    await lab().getByRole('combobox', { name: 'Layer' }).selectOption('0');
+    await waitForHeads(0);
+    await assertLayer(run, 0);
+
+    await lab().getByLabel('Start with <|endoftext|>').check();
+    await lab().locator('.token-strip .token').first().filter({ hasText: '<|endoftext|>' }).waitFor();
+    run = model.run(GPT2_SENTENCE, { endOfTextFirst: true });
+    assert.equal(run.ids[0], 50256);
+    await assertLayer(run, 0);
+
+    await lab().getByRole('button', { name: 'Repeat the text' }).click();
+    const repeated = `${GPT2_SENTENCE} ${GPT2_SENTENCE}`;
+    assert.equal(await lab().getByLabel('Text GPT-2 reads').inputValue(), repeated);
+    run = model.run(repeated, { endOfTextFirst: true });
+    await page.waitForFunction((n) => document.querySelector('attention-calc').shadowRoot.querySelectorAll('.token-strip .token').length === n, run.tokens.length);
+    await assertLayer(run, 0);
+    assert.match(await lab().locator('.gpt2-check').textContent(), /induction/);
+    assert.deepEqual(problems, []);
+  });
+
+  it('typing re-runs once typing pauses; an empty text is said in words and the last heads stay', async () => {
+    await open();
+    await pick();
+    await waitForHeads();
+    await lab().getByLabel('Text GPT-2 reads').fill('The dog ran');
+    await page.waitForFunction(() => document.querySelector('attention-calc').shadowRoot.querySelectorAll('.token-strip .token').length === 3);
+    await assertLayer(model.run('The dog ran'), LAST);
+    await lab().getByLabel('Text GPT-2 reads').fill('  ');
+    await lab().getByLabel('Text GPT-2 reads').press('Enter');
+    assert.match(await lab().locator('.cell-message').textContent(), /^The text is empty.*The heads below are from the last text GPT-2 could read\.$/);
+    assert.equal(await map(LAST, 0).count(), 1);
+    assert.deepEqual(problems, []);
+  });
+
+  it('a dropped file opens; a bad file dropped next is said in the learner\'s words, and the previous model stays', async () => {
+    await context.route(`${env.url}fixture/*`, (route) => {
+      const name = new URL(route.request().url()).pathname.split('/').pop();
+      route.fulfill({ body: name === 'bad.safetensors' ? Buffer.from('this is not a model at all') : readFileSync(`${FIXTURES}d64-f32/${name}`) });
+    });
+    await open();
+    const drop = (names) => lab().locator('.gpt2-drop').evaluate(async (zone, list) => {
+      const dt = new DataTransfer();
+      for (const name of list) dt.items.add(new File([await (await fetch(`fixture/${name}`)).blob()], name));
+      zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, names);
+    await drop(['model.safetensors', 'config.json']);
+    await waitForHeads();
+    await assertLayer(model.run(GPT2_SENTENCE), LAST);
+    const line = await lab().locator('.gpt2-model').textContent();
+
+    await drop(['bad.safetensors']);
+    await lab().locator('.cell-message').filter({ hasText: /\S/ }).waitFor();
+    const said = await lab().locator('.cell-message').textContent();
+    assert.match(said, /^This is not a GPT-2 model\.safetensors file, or it is incomplete: .*Download model\.safetensors again from Hugging Face.* The model opened before \(model\.safetensors\) is still open\.$/);
+    assert.equal(await lab().locator('.gpt2-model').textContent(), line);
+    await lab().getByLabel('Text GPT-2 reads').fill('A cat');
+    await lab().getByLabel('Text GPT-2 reads').press('Enter');
+    await assertLayer(model.run('A cat'), LAST);
+  });
+
+  it('gpt2-src on a local server that counts bytes: read by Range requests with its config.json, progress rises to its total; Cancel stops the reads', async () => {
+    await open(` gpt2-src="${env.url}models/d64-f32/model.safetensors"`);
+    await waitForHeads();
+    await assertLayer(model.run(GPT2_SENTENCE), LAST);
+    const size = statSync(MODEL).size;
+    assert.ok(files.sent < size * 1.01, `${files.sent} bytes sent of a ${size}-byte file`);
+    const seen = await page.evaluate(() => window.progressSeen);
+    const values = seen.map(([v]) => v);
+    assert.ok(values.length > 2, `progress: ${values}`);
+    assert.deepEqual(values, [...values].sort((a, b) => a - b), 'progress only rises');
+    assert.equal(values.at(-1), seen.at(-1)[1], 'progress ends at its total');
+    assert.ok(await lab().locator('.gpt2-loading').isHidden());
+
+    // A slow server: Cancel while it loads; no more requests after.
+    files.delay = 250;
+    await page.evaluate((url) => { document.querySelector('attention-calc').gpt2Src = url; }, `${env.url}models/d64-f32/model.safetensors?again`);
+    await lab().getByRole('button', { name: 'Cancel' }).waitFor();
+    await page.waitForFunction(() => window.progressSeen.length > 0 && window.progressSeen.at(-1)[0] > 0);
+    assert.match(await lab().locator('.gpt2-progress-text').textContent(), /^[\d.]+ MB of [\d.]+ MB/);
+    await lab().getByRole('button', { name: 'Cancel' }).click();
+    await lab().locator('.cell-message').filter({ hasText: 'Loading stopped' }).waitFor();
+    const requests = files.requests;
+    await page.waitForTimeout(800);
+    assert.ok(files.requests <= requests + 1, `${files.requests - requests} requests after Cancel`);
+    assert.match(await lab().locator('.cell-message').textContent(), /The model opened before .* is still open\./);
+    assert.equal(await map(LAST, 0).count(), 1, 'the previous model\'s heads stay');
+  });
+
+  it('a gpt2-src that is not there is said with what to do next', async () => {
+    await open(` gpt2-src="${env.url}models/nothing/model.safetensors"`);
+    await lab().locator('.cell-message').filter({ hasText: /\S/ }).waitFor({ timeout: 20_000 });
+    assert.match(await lab().locator('.cell-message').textContent(), /^GPT-2 could not (be opened|be downloaded).*(open it with the button above)\.$/);
+  });
+
+  it('by keyboard alone: text, <|endoftext|>, layer, a head\'s cells, following it', async () => {
+    await open(` gpt2-src="${env.url}models/d64-f32/model.safetensors"`);
+    await waitForHeads();
+    await lab().getByLabel('Text GPT-2 reads').focus();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' again');
+    await page.keyboard.press('Enter');
+    const text = `${GPT2_SENTENCE} again`;
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.querySelector('attention-calc').shadowRoot.activeElement.type), 'checkbox');
+    await page.keyboard.press('Space');
+    await lab().locator('.token-strip .token').first().filter({ hasText: '<|endoftext|>' }).waitFor();
+    await lab().getByRole('combobox', { name: 'Layer' }).focus();
+    await page.keyboard.press('ArrowUp');
+    await waitForHeads(1);
+    const run = model.run(text, { endOfTextFirst: true });
+    await assertLayer(run, 1);
+    // The map's cursor starts on the last token's own cell; Home moves it to the first key.
+    await map(1, 2).focus();
+    await page.keyboard.press('Home');
+    const last = run.tokens.length - 1;
+    const readout = await lab().locator('figure.learned-head').nth(2).locator('.head-readout').textContent();
+    assert.equal(readout, `Query “${gpt2Label(run.tokens[last])}” (position ${last}), key “<|endoftext|>” (position 0): weight ${format(run.layers[1].heads[2].weights[last][0], 3)}.`);
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('Enter');
+    assert.equal(await lab().getByRole('button', { name: 'Follow GPT-2 layer 1 head 2 in the text' }).getAttribute('aria-pressed'), 'true');
+    assert.match(await lab().locator('.look-readout').textContent(), new RegExp(`^From “${gpt2Label(run.tokens[last - 1])}” at position ${last - 1}, GPT-2 layer 1 head 2`));
+    // The token strip, by keyboard: the focused token moves, and the readout with it.
+    await lab().getByRole('slider', { name: 'Focused token' }).focus();
+    await page.keyboard.press('Home');
+    assert.match(await lab().locator('.look-readout').textContent(), /^From “<\|endoftext\|>” at position 0, GPT-2 layer 1 head 2.*The first token can only see itself\.$/);
+    assert.deepEqual(problems, []);
+  });
+
+  it('all heads at a glance: the layers × heads table agrees with every head\'s scores; a click, or Enter, opens that head', async () => {
+    await open(` gpt2-src="${env.url}models/d64-f32/model.safetensors"`);
+    await waitForHeads();
+    const text = `${GPT2_SENTENCE} ${GPT2_SENTENCE}`;
+    await lab().getByLabel('Text GPT-2 reads').fill(text);
+    await lab().getByLabel('Text GPT-2 reads').press('Enter');
+    const run = model.run(text);
+    await page.waitForFunction((n) => document.querySelector('attention-calc').shadowRoot.querySelectorAll('.token-strip .token').length === n, run.tokens.length);
+    const cells = await lab().locator('.gpt2-all-table button').evaluateAll((buttons) => buttons.map((b) => [Number(b.dataset.layer), Number(b.dataset.head), b.textContent, b.getAttribute('aria-label'), b.querySelector('.swatch').className]));
+    assert.equal(cells.length, 3 * 4);
+    for (const [l, i, said, name, swatch] of cells) {
+      const d = run.layers[l].heads[i];
+      const best = strongestRole(d);
+      assert.equal(said, gridText(d), `${l}.${i}`);
+      assert.equal(name, `GPT-2 head ${l}.${i}: ${best.earned ? best.role.label : 'no role'}, ${best.role.score} ${format(best.score, 2)}`);
+      assert.equal(swatch, `swatch ${best.earned ? best.role.key : 'none'}`);
+      // The strongest score, and earned exactly when it reaches the threshold.
+      for (const r of ROLES) if (d[r.key] !== null) assert.ok(d[r.key] <= best.score);
+      assert.equal(best.earned, best.score >= ROLE_THRESHOLD);
+    }
+    await lab().locator('.gpt2-all-table button[data-layer="0"][data-head="3"]').click();
+    assert.equal(await lab().getByRole('combobox', { name: 'Layer' }).inputValue(), '0');
+    assert.equal(await page.evaluate(() => document.querySelector('attention-calc').shadowRoot.activeElement?.getAttribute('aria-label')), 'GPT-2 layer 0 head 3');
+    assert.equal(await lab().getByRole('button', { name: 'Follow GPT-2 layer 0 head 3 in the text' }).getAttribute('aria-pressed'), 'true');
+    await assertLayer(run, 0);
+    await lab().locator('.gpt2-all-table button[data-layer="1"][data-head="2"]').focus();
+    await page.keyboard.press('Enter');
+    await waitForHeads(1);
+    assert.equal(await page.evaluate(() => document.querySelector('attention-calc').shadowRoot.activeElement?.getAttribute('aria-label')), 'GPT-2 layer 1 head 2');
+    assert.deepEqual(problems, []);
+  });
+
+  it('"Copy as PyTorch" copies a transformers script for this text, layer and <|endoftext|> choice; the layer\'s heads save as one SVG', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.url });
+    await open(` gpt2-src="${env.url}models/d64-f32/model.safetensors"`);
+    await waitForHeads();
+    const text = 'He said "hi" \\ then left';
+    await lab().getByLabel('Text GPT-2 reads').fill(text);
+    await lab().getByLabel('Text GPT-2 reads').press('Enter');
+    await lab().getByLabel('Start with <|endoftext|>').check();
+    await lab().getByRole('combobox', { name: 'Layer' }).selectOption('1');
+    await waitForHeads(1);
+    await lab().getByRole('button', { name: 'Copy as PyTorch' }).click();
+    await lab().getByRole('status').filter({ hasText: 'Copied' }).waitFor();
+    const script = await page.evaluate(() => navigator.clipboard.readText());
+    assert.equal(script, pytorchScript({ text, layer: 1, endOfTextFirst: true }));
+    for (const part of ['attn_implementation="eager"', 'output_attentions=True', 'layer = 1', `text = ${JSON.stringify(text)}`, 'ids = [tokenizer.eos_token_id] + ids', 'outputs.attentions[layer][0]', 'plt.show()']) {
+      assert.ok(script.includes(part), part);
+    }
+    // Valid Python, where a python3 is at hand to parse it (not run: no transformers here).
+    try {
+      execFileSync('python3', ['-c', 'import ast, sys; ast.parse(sys.stdin.read())'], { input: script });
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw error;
+    }
+    const [download] = await Promise.all([page.waitForEvent('download'), lab().getByRole('button', { name: 'Save the layer’s heads as SVG' }).click()]);
+    assert.equal(download.suggestedFilename(), 'gpt2-layer-1-heads.svg');
+    const saved = readFileSync(await download.path(), 'utf8');
+    assert.match(saved, /^<\?xml/);
+    for (let i = 0; i < 4; i++) assert.ok(saved.includes(`aria-label="GPT-2 layer 1 head ${i}"`), `head ${i} in the SVG`);
+    assert.ok(saved.includes('<title>GPT-2 layer 1: 4 heads on'));
+    assert.deepEqual(problems, []);
+  });
+
+  it('no axe-core violations in light and dark; fits 360 px with no sideways page scroll', async () => {
+    for (const theme of ['light', 'dark']) {
+      const a = await openPage(env.browser, { bypassCSP: true });
+      try {
+        await a.page.setViewportSize({ width: 360, height: 800 });
+        await open(` theme="${theme}" gpt2-src="${env.url}models/d64-f32/model.safetensors"`, a.page, a.context);
+        await waitForHeads(LAST, a.page);
+        await a.page.addScriptTag({ content: AXE });
+        const violations = await a.page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] }))
+          .violations.map((v) => `${v.id}: ${v.nodes.length} × ${v.nodes[0].target.join(' ')} (${v.help})`));
+        assert.deepEqual(violations, [], theme);
+        assert.equal(await a.page.evaluate(() => document.documentElement.scrollWidth), 360, theme);
+        await a.page.screenshot({ path: `test-results/gpt2-panel-360-${theme}.png`, fullPage: true }).catch(() => {});
+        assert.deepEqual(a.problems, []);
+      } finally {
+        await a.context.close();
+      }
+    }
+  });
+});
