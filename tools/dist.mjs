@@ -8,6 +8,8 @@
 //   dist/learned-train-*.js    "Train in this browser", loaded by the learned-heads panel
 //   dist/labs/learned-worker.js   its module worker, a bundle of its own (new Worker(url) needs a
 //                              file; sharing chunks with the element would split the calculator's)
+//   dist/labs/gpt2-worker.js   the GPT-2 panel's module worker (GPT-2's module, the open model,
+//                              its runs and its copy in the browser's storage), a bundle of its own
 //   dist/labs/learned-train.css   its stylesheet;  dist/learned-heads.bin: the shipped checkpoint,
 //                              where attention.js (bundled into a chunk at the top) looks for it
 //   dist/frame.html, frame.js  the iframe route;  index.html, main.js: the calculator page;
@@ -30,6 +32,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WEB = join(ROOT, 'web');
 const DIST = join(ROOT, 'dist');
 const WORKER = 'labs/learned-worker.js'; // web/labs/learned-train.js starts it from asset(WORKER)
+const GPT2_WORKER = 'labs/gpt2-worker.js'; // web/labs/gpt2-remote.js starts it from asset(GPT2_WORKER)
 const ENTRIES = ['attention-calc.js', 'frame.js', 'main.js', 'embed.js'];
 const COPIED = ['index.html', 'frame.html', 'embed.html', 'style.css', 'frame.css', 'embed.css', 'favicon.svg',
   'attention.d.ts', 'attention-calc.d.ts', 'calc/calculator.css', 'labs/labs.css', 'labs/learned-train.css',
@@ -116,6 +119,8 @@ await build({
 // (measured, panels="weights"); alone it carries its own copy, fetched only when training starts.
 // It is given the wasm folder's URL by the page, so its own import.meta.url does not matter.
 await build({ ...BUNDLE, entryPoints: [join(WEB, WORKER)], outfile: join(DIST, WORKER) });
+// The GPT-2 panel's worker, likewise: it holds gpt2.js's code, which the panel's chunk then does not.
+await build({ ...BUNDLE, entryPoints: [join(WEB, GPT2_WORKER)], outfile: join(DIST, GPT2_WORKER) });
 // Copies, never links: dist/ files are rewritten below and must not write through to web/.
 for (const path of COPIED) cpSync(join(WEB, path), join(DIST, path), { recursive: true, dereference: true });
 // Emscripten's JS glue comes out readable, the stylesheet commented: minified, each is a quarter
@@ -142,7 +147,7 @@ const ourJs = all.filter((f) => f.endsWith('.js'));
 // The widget is everything but the three pages' own entry points; the labs' chunks load only
 // when a widget's panels name them.
 const pageEntries = ENTRIES.filter((e) => e !== 'attention-calc.js').map((e) => join(DIST, e));
-const widgetJs = ourJs.filter((f) => !pageEntries.includes(f) && f !== join(DIST, WORKER));
+const widgetJs = ourJs.filter((f) => !pageEntries.includes(f) && f !== join(DIST, WORKER) && f !== join(DIST, GPT2_WORKER));
 // The learned-heads panel's files, each fetched only once the panel is shown (the training chunk
 // and the worker: once "Train in this browser" is pressed), from esbuild's record of which chunks
 // each entry and lazy chunk imports: the files only they load, beyond the element's own.
@@ -206,7 +211,7 @@ console.log(`    checkpoint (learned-heads.bin):  ${kb(measure(checkpoint))}`);
 const gpt2Simd = all.filter((f) => /gpt2-simd\.(wasm|mjs)$/.test(f)), gpt2Scalar = all.filter((f) => /gpt2-scalar\.(wasm|mjs)$/.test(f));
 const gpt2Tokenizer = all.filter((f) => f.endsWith('gpt2-tokenizer.bin'));
 // Counted with the learned panel's chunks it shares (the head views, the token strip).
-const gpt2Files = beyond(gpt2Set, elementFiles);
+const gpt2Files = [...beyond(gpt2Set, elementFiles), join(DIST, GPT2_WORKER)];
 const gpt2Panel = larger([...gpt2Files, ...gpt2Tokenizer], [gpt2Simd, gpt2Scalar]);
 console.log('  the GPT-2 panel (panels="gpt2"), loaded only when shown, beyond the calculator\'s files:');
 console.log(`    code (${names(gpt2Files)}):  ${kb(measure(gpt2Files))}`);

@@ -423,6 +423,12 @@ export interface Gpt2OpenOptions {
   onProgress?(loaded: number, total: number): void;
   /** Aborts the read: the promise rejects with the signal's reason and nothing is kept. */
   signal?: AbortSignal;
+  /**
+   * Each piece of the file as it is read, at its byte offset in the file of `fileSize` bytes: first
+   * the header (with its 8-byte length), then the tensors' bytes. Writing them at their offsets
+   * makes a copy that opens as the same model (the GPT-2 panel keeps one in the browser's storage).
+   */
+  onRead?(offset: number, bytes: Uint8Array, fileSize: number): void;
   /** Heads per layer. Default: config.n_head if a config is given, else dModel / 64. */
   heads?: number;
   /** A Hugging Face config.json, parsed: its n_head is used when heads is not given. */

@@ -531,14 +531,7 @@ class Attention {
 
   #gpt2Core() {
     if (!this.#gpt2Loading) {
-      const tokenizerUrl = new URL('gpt2-tokenizer.bin', this.#base);
-      const tokenizer = fetchBytes(tokenizerUrl).catch((cause) => {
-        throw new Error(`attention-calc: could not load ${tokenizerUrl.href}: ${cause.message}`, { cause });
-      });
-      this.#gpt2Loading = Promise.all([instantiate('gpt2', this.#variant, this.#base), tokenizer]).then(([core, { bytes }]) => {
-        unwrap(core.gpt2LoadTokenizer(bytes));
-        return core;
-      });
+      this.#gpt2Loading = import('./gpt2.js').then((gpt2) => gpt2.loadGpt2Core(this.#base, this.#variant));
       this.#gpt2Loading.catch(() => (this.#gpt2Loading = null)); // a failed load can be tried again
     }
     return this.#gpt2Loading;

@@ -10,6 +10,7 @@
 // each chunk copied into the core's staging buffer and converted there into the float32 weights.
 // The attn.bias buffers and a tied lm_head are never read, nor fetched.
 import { argument, describe, fail, optionsOf, toBoolean, unwrap } from './api/arguments.js';
+import { fetchBytes, instantiate } from './api/modules.js';
 
 const END_OF_TEXT = 50256;
 // wasm32's heap ends at 4 GiB (4.29 GB); a model may take 3.5 GB of it, the rest is left to runs
@@ -23,6 +24,22 @@ const MAX_KEPT_WEIGHTS = 2 ** 24;
 // of 64 KB usually holds it.
 const HEADER_GUESS = 64 * 1024;
 const MAX_HEADER = 100_000_000;
+
+/**
+ * GPT-2's module (gpt2-{simd,scalar}.mjs/.wasm in `base`) with its tokenizer (gpt2-tokenizer.bin
+ * beside it) loaded into it. attention.js loads it once per Attention; the GPT-2 panel's worker
+ * (labs/gpt2-worker.js) once per worker.
+ * @param {URL} base  @param {'simd' | 'scalar'} variant
+ */
+export async function loadGpt2Core(base, variant) {
+  const tokenizerUrl = new URL('gpt2-tokenizer.bin', base);
+  const tokenizer = fetchBytes(tokenizerUrl).catch((cause) => {
+    throw new Error(`attention-calc: could not load ${tokenizerUrl.href}: ${cause.message}`, { cause });
+  });
+  const [core, { bytes }] = await Promise.all([instantiate('gpt2', variant, base), tokenizer]);
+  unwrap(core.gpt2LoadTokenizer(bytes));
+  return core;
+}
 
 /**
  * Opens a GPT-2 safetensors file. See attention.d.ts (Attention.openGpt2).
@@ -39,6 +56,10 @@ export async function openGpt2(env, source, options) {
     if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) fail(`signal must be an AbortSignal (got ${describe(o.signal)})`);
     return o.signal;
   });
+  const onRead = argument('onRead', () => {
+    if (o.onRead !== undefined && typeof o.onRead !== 'function') fail(`onRead must be a function (got ${describe(o.onRead)})`);
+    return o.onRead ?? (() => {});
+  });
   const heads = argument('heads', () => headsOf(o));
   const file = argument('source', () => toSource(source));
   signal?.throwIfAborted();
@@ -50,12 +71,18 @@ export async function openGpt2(env, source, options) {
   const plan = unwrap(core.gpt2Plan({ header, fileSize: size, heads, memoryLimit: MEMORY_LIMIT, memoryLimitWords: MEMORY_LIMIT_WORDS }));
   const { handle } = plan;
   try {
+    // The file's first bytes as they are on disk: the header's length, then the header.
+    const start = new Uint8Array(8 + header.length);
+    new DataView(start.buffer).setBigUint64(0, BigInt(header.length), true);
+    start.set(header, 8);
+    onRead(0, start, size);
     const staging = core.gpt2Staging(handle);
     if (!staging) throw new Error('out of memory: this page could not set aside the buffer to read the file through');
     let loaded = 0;
     onProgress(0, plan.readBytes);
     // Copies `bytes` (the file's, from `offset` on) into the core, a staging buffer at a time.
     const feed = (offset, bytes) => {
+      onRead(offset, bytes, size);
       for (let at = 0; at < bytes.length; at += STAGING_BYTES) {
         const part = bytes.subarray(at, at + STAGING_BYTES);
         core.HEAPU8.set(part, staging); // HEAPU8 is read each time: the heap may have grown

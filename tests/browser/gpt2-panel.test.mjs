@@ -157,7 +157,10 @@ describe('issue 27: the GPT-2 panel (exercise 4)', () => {
     assert.ok(await lab().getByRole('button', { name: 'Open GPT-2 weights (model.safetensors)' }).isVisible());
     assert.ok(await lab().locator('.gpt2-drop').isVisible());
     assert.match(await lab().getByRole('link', { name: /small model trained here/ }).getAttribute('href'), /index\.html#learned$/);
-    assert.ok(!fetched.some((p) => /gpt2/.test(p) && !/gpt2-panel/.test(p)), `nothing of GPT-2 before a file: ${fetched.join(' ')}`);
+    // Shown, the panel starts its worker (to look for a stored model); GPT-2's wasm and tokenizer
+    // wait for a model to open.
+    assert.ok(!fetched.some((p) => /wasm\/gpt2|tokenizer/.test(p)), `no GPT-2 wasm or tokenizer before a file: ${fetched.join(' ')}`);
+    assert.ok(fetched.includes('/labs/gpt2-worker.js'), 'the worker started');
     assert.deepEqual(problems, []);
   });
 
@@ -270,6 +273,67 @@ describe('issue 27: the GPT-2 panel (exercise 4)', () => {
     await open(` gpt2-src="${env.url}models/nothing/model.safetensors"`);
     await lab().locator('.cell-message').filter({ hasText: /\S/ }).waitFor({ timeout: 20_000 });
     assert.match(await lab().locator('.cell-message').textContent(), /^GPT-2 could not (be opened|be downloaded).*(open it with the button above)\.$/);
+  });
+
+  it('the open model is kept in the browser\'s storage: a reload opens it with no request and says so; Forget frees it', async () => {
+    const src = `${env.url}models/d64-f32/model.safetensors`;
+    await open(` gpt2-src="${src}"`);
+    await waitForHeads();
+    const store = lab().locator('.gpt2-store-text');
+    await store.filter({ hasText: 'Kept in this browser’s storage' }).waitFor();
+    const kept = await store.textContent();
+    assert.match(kept, /^Kept in this browser’s storage \([\d.]+ MB\): a reload opens it again without the file or the network\.$/);
+    assert.ok(files.requests > 0);
+
+    files.requests = 0;
+    await page.reload();
+    await lab().waitFor();
+    await waitForHeads();
+    await assertLayer(model.run(GPT2_SENTENCE), LAST);
+    assert.equal(files.requests, 0, 'a reload reads nothing from the server');
+    assert.match(await store.textContent(), /^Opened from this browser’s storage, with no file and no download: .*model\.safetensors, kept on \d+ \w+ \d{4}, [\d.]+ MB\.$/);
+    assert.ok(await lab().getByRole('button', { name: 'Forget the stored model' }).isVisible());
+    assert.equal(await lab().getByRole('button', { name: 'Open GPT-2 weights (model.safetensors)' }).count(), 1, 'another file can still be opened');
+
+    await lab().getByRole('button', { name: 'Forget the stored model' }).click();
+    await store.filter({ hasText: 'Forgot the stored model' }).waitFor();
+    assert.match(await store.textContent(), /^Forgot the stored model: [\d.]+ MB freed\. GPT-2 stays open in this tab until the page is reloaded\.$/);
+    assert.ok(await lab().getByRole('button', { name: 'Forget the stored model' }).isHidden());
+    assert.equal(await page.evaluate(async () => {
+      const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('attention-calc-gpt2');
+      const names = [];
+      for await (const name of dir.keys()) names.push(name);
+      return names.length;
+    }), 0, 'nothing is left in storage');
+    assert.equal(await map(LAST, 0).count(), 1, 'the open model stays');
+
+    // A picked file is kept too; the page without gpt2-src opens it after a reload.
+    await pick();
+    await store.filter({ hasText: 'Kept in this browser’s storage' }).waitFor();
+    files.requests = 0;
+    await open();
+    await waitForHeads();
+    assert.match(await store.textContent(), /^Opened from this browser’s storage.*: model\.safetensors, kept/);
+    assert.equal(files.requests, 0);
+    assert.deepEqual(problems, []);
+  });
+
+  it('storage that is full or refused is said, and the model stays open in the tab', async () => {
+    for (const [label, patch, said] of [
+      ['full', () => { FileSystemSyncAccessHandle.prototype.write = () => { throw new DOMException('The quota has been exceeded.', 'QuotaExceededError'); }; },
+        'Not kept in this browser’s storage: the browser’s storage is full. GPT-2 stays open in this tab; after a reload, open the file again.'],
+      ['refused', () => { StorageManager.prototype.getDirectory = () => Promise.reject(new DOMException('Access denied.', 'SecurityError')); },
+        'Not kept in this browser’s storage: this browser refused its storage (Access denied.); a private window refuses it. GPT-2 stays open in this tab; after a reload, open the file again.'],
+    ]) {
+      const patched = new Promise((resolve) => page.once('worker', (worker) => resolve(worker.evaluate(patch))));
+      await open();
+      await patched;
+      await pick();
+      await waitForHeads();
+      await assertLayer(model.run(GPT2_SENTENCE), LAST);
+      assert.equal(await lab().locator('.gpt2-store-text').textContent(), said, label);
+      assert.ok(await lab().getByRole('button', { name: 'Forget the stored model' }).isHidden(), label);
+    }
   });
 
   it('by keyboard alone: text, <|endoftext|>, layer, a head\'s cells, following it', async () => {

@@ -188,6 +188,28 @@ describe('issue 26: GPT-2 through attn.openGpt2', { skip: !ready && 'build-fixtu
         model.dispose(); // twice is harmless
       });
 
+      it('onRead gives the header and the tensors read, at their offsets: written there, they open as the same model', async () => {
+        const file = readFileSync(modelPath('d64-f32'));
+        const copy = new Uint8Array(file.length);
+        let read = 0;
+        const sizes = new Set();
+        const model = await attn.openGpt2(await openAsBlob(modelPath('d64-f32')), {
+          heads: 4,
+          onRead: (offset, bytes, fileSize) => { copy.set(bytes, offset); read += bytes.length; sizes.add(fileSize); },
+        });
+        assert.deepEqual([...sizes], [file.length]);
+        const headerEnd = 8 + Number(file.readBigUInt64LE(0));
+        assert.deepEqual(copy.subarray(0, headerEnd), new Uint8Array(file.subarray(0, headerEnd)), 'the header, with its length, comes first');
+        // Only what the model needs is read: the attn.bias buffers are left out.
+        assert.ok(read < file.length, `${read} of ${file.length} bytes read`);
+        const reopened = await attn.openGpt2(copy, { heads: 4 });
+        const text = reference('d64-f32').cases.find((x) => x.text).text;
+        assert.deepEqual(reopened.run(text), model.run(text));
+        await assert.rejects(attn.openGpt2(file, { onRead: 'keep' }), { message: /onRead must be a function/ });
+        model.dispose();
+        reopened.dispose();
+      });
+
       it('bad files are refused in plain words, and an open model keeps working', async () => {
         const good = readFileSync(modelPath('tiny-f32'));
         const model = await attn.openGpt2(good, { heads: 2 });

@@ -3,7 +3,8 @@
 // loads GPT-2's wasm module and tokenizer on first use). One layer's heads on the learner's text,
 // each captioned with its measured scores and the role labels they earn (the learned panel's
 // rules, learned-roles.js), the lesson's check in words from those numbers, and the five likeliest
-// next tokens. This first version runs the model on the page's main thread.
+// next tokens. The model lives in a worker (gpt2-worker.js, through gpt2-remote.js), which also keeps
+// it in the browser's storage, so the page answers keystrokes while GPT-2 loads and runs.
 import { asset } from '../assets.js';
 import { h, svg } from '../calc/dom.js';
 import { copyText, saveSvg } from '../calc/files.js';
@@ -12,10 +13,10 @@ import { COMMIT_MS } from '../calc/grid.js';
 import { HeadView } from './learned-head.js';
 import { ROLES, ROLE_THRESHOLD } from './learned-roles.js';
 import { TokenStrip } from './learned-tokens.js';
+import { Gpt2Remote } from './gpt2-remote.js';
 
 export const GPT2_SENTENCE = 'The cat sat on the mat because it was tired';
 const START_LAYER = 5; // the lesson's exercise looks at layer 5
-const MAX_KEPT_WEIGHTS = 2 ** 24; // what one run() returns at most (web/gpt2.js)
 
 /** A GPT-2 token as a label: a leading space as ␣, a new line as ↵, <|endoftext|> as it is. */
 export function gpt2Label(token) {
@@ -110,6 +111,9 @@ function openError(error, { url }) {
   if (url && (error instanceof TypeError || /fetch|network|CORS/i.test(message))) {
     return `GPT-2 could not be downloaded from ${url}: the server did not answer, it does not let this page read the file (CORS), or this page’s Content-Security-Policy does not allow that address. Download model.safetensors yourself and open it with the button above.`;
   }
+  if (/worker stopped/i.test(message)) {
+    return `GPT-2 stopped: ${message}. Close other tabs and open it again, or try a smaller model (distilgpt2).`;
+  }
   if (/memory/i.test(message)) {
     return `GPT-2 does not fit in this browser tab’s memory: ${message}. Close other tabs, or try a smaller model (distilgpt2).`;
   }
@@ -189,8 +193,10 @@ export class Gpt2Lab {
     this.attn = attn;
     this.onError = onError;
     this.source = source;
-    this.model = null;
+    this.remote = null; // the worker, started when the panel is first shown
+    this.config = null; // the open model's, once one is open
     this.run = null;
+    this.runs = 0; // runs asked for: an answer to an older one is dropped
     this.layer = null;
     this.views = [];
     this.selected = 0; // the head followed in the text
@@ -226,6 +232,9 @@ export class Gpt2Lab {
     this.loadingBox = h('div', { class: 'gpt2-loading', role: 'status', hidden: true }, this.progress, ' ', this.progressText, ' ', this.cancelButton);
     this.message = h('p', { class: 'cell-message', role: 'alert' });
     this.modelLine = h('p', { class: 'calc-status gpt2-model', role: 'status' });
+    this.storeText = h('span', { class: 'gpt2-store-text' });
+    this.forgetButton = h('button', { type: 'button', text: 'Forget the stored model', hidden: true, on: { click: () => this.#forget() } });
+    this.storeLine = h('p', { class: 'hint gpt2-store', role: 'status' }, this.storeText, ' ', this.forgetButton);
 
     this.input = h('input', {
       type: 'text', value: this.text, class: 'sentence gpt2-text', 'aria-label': 'Text GPT-2 reads', spellcheck: 'false', autocomplete: 'off',
@@ -276,16 +285,38 @@ export class Gpt2Lab {
       this.loadingBox,
       this.message,
       this.modelLine,
+      this.storeLine,
       this.view);
     this.shown(true);
   }
 
-  /** Shown (true) or hidden: the first time it is shown, gpt2-src is loaded. */
+  /**
+   * Shown (true) or hidden. The first time it is shown, the worker starts: it opens the model kept
+   * in the browser's storage, or else gpt2-src when it names another one.
+   */
   shown(visible) {
     if (!visible || this.sourceRead) return;
     this.sourceRead = true;
-    const url = this.source()?.trim();
-    if (url) this.openUrl(url);
+    this.#firstOpen();
+  }
+
+  async #firstOpen() {
+    const url = this.source()?.trim() || null;
+    let stored = null;
+    try {
+      stored = await this.#remote().stored();
+    } catch {
+      // No worker or no storage: the panel still opens files and URLs, and says so when it tries.
+    }
+    if (this.disposed || this.config || this.loading) return;
+    const absolute = url && new URL(url, location.href).href;
+    if (stored && (!url || stored.source === absolute)) this.#openStored(stored, absolute);
+    else if (url) this.openUrl(url);
+  }
+
+  #remote() {
+    this.remote ??= new Gpt2Remote({ baseUrl: asset('wasm/'), simd: this.attn?.simd ?? true });
+    return this.remote;
   }
 
   /** The element's gpt2-src changed after the panel was shown: load the new URL. */
@@ -297,19 +328,20 @@ export class Gpt2Lab {
     this.disposed = true;
     clearTimeout(this.typingPause);
     this.loading?.abort();
-    this.model?.dispose();
+    this.remote?.terminate();
   }
 
   /** Opens a URL of a model.safetensors, with the config.json beside it when there is one. */
   async openUrl(url) {
+    const absolute = new URL(url, location.href).href;
     let config;
     try {
-      const response = await fetch(new URL('config.json', new URL(url, location.href)));
+      const response = await fetch(new URL('config.json', absolute));
       if (response.ok) config = await response.json();
     } catch {
       // No config.json beside it: the heads come from d_model / 64, right for the GPT-2 family.
     }
-    return this.#open(url, { config, name: url, url });
+    return this.#open(absolute, { config, name: url, url: absolute });
   }
 
   async #openFiles(files) {
@@ -336,50 +368,54 @@ export class Gpt2Lab {
     if (message) this.onError(message);
   }
 
-  async #open(source, { config, name, url }) {
+  // Opens a model in the worker, with progress and Cancel; the open model, if any, stays until the
+  // new one is whole. stored: the stored model's description, when opening it.
+  async #open(source, { config, name, url, stored = null }) {
     this.loading?.abort();
     const loading = new AbortController();
     this.loading = loading;
     this.#say('');
     this.loadingBox.hidden = false;
     this.progress.value = 0;
-    this.progressText.textContent = `Opening ${name}…`;
+    this.progressText.textContent = stored ? `Opening ${name} from this browser’s storage…` : `Opening ${name}…`;
     const started = performance.now();
-    let model;
+    const onProgress = (loaded, total) => {
+      if (this.loading !== loading) return;
+      this.progress.max = total || 1;
+      this.progress.value = loaded;
+      const seconds = (performance.now() - started) / 1000;
+      const speed = seconds > 0 ? loaded / seconds : 0;
+      const left = speed > 0 ? (total - loaded) / speed : null;
+      this.progressText.textContent = `${megabytes(loaded)} of ${megabytes(total)}`
+        + (loaded > 0 && seconds > 0.2 ? `, ${megabytes(speed)}/s${loaded < total && left !== null ? `, about ${duration(left)} left` : ''}` : '');
+    };
+    let opened;
     try {
-      model = await this.attn.openGpt2(source, {
-        signal: loading.signal,
-        config,
-        onProgress: (loaded, total) => {
-          if (this.loading !== loading) return;
-          this.progress.max = total || 1;
-          this.progress.value = loaded;
-          const seconds = (performance.now() - started) / 1000;
-          const speed = seconds > 0 ? loaded / seconds : 0;
-          const left = speed > 0 ? (total - loaded) / speed : null;
-          this.progressText.textContent = `${megabytes(loaded)} of ${megabytes(total)}`
-            + (loaded > 0 && seconds > 0.2 ? `, ${megabytes(speed)}/s${loaded < total && left !== null ? `, about ${duration(left)} left` : ''}` : '');
-        },
-      });
+      opened = stored
+        ? await this.#remote().openStored({ signal: loading.signal, onProgress })
+        : await this.#remote().open(source, { name, config, signal: loading.signal, onProgress });
+      if (stored && !opened) throw new Error('the stored model is no longer in this browser’s storage');
     } catch (error) {
       if (this.loading !== loading) return; // replaced by a newer open
       this.loading = null;
       this.loadingBox.hidden = true;
-      const kept = this.model ? ` The model opened before (${this.modelName}) is still open.` : '';
-      this.#say(loading.signal.aborted ? `Loading stopped: nothing of ${name} was kept.${kept}` : `${openError(error, { url })}${kept}`);
+      const kept = this.config ? ` The model opened before (${this.modelName}) is still open.` : '';
+      if (loading.signal.aborted) this.#say(`Loading stopped: nothing of ${name} was kept.${kept}`);
+      else if (stored) this.#say(`The model kept in this browser’s storage could not be opened: ${error.message}. Open model.safetensors again.${kept}`);
+      else this.#say(`${openError(error, { url })}${kept}`);
       return;
     }
-    if (this.loading !== loading || this.disposed) {
-      model.dispose();
-      return;
+    if (this.disposed) return;
+    if (this.loading === loading) {
+      this.loading = null;
+      this.loadingBox.hidden = true;
     }
-    this.loading = null;
-    this.loadingBox.hidden = true;
-    this.model?.dispose();
-    this.model = model;
+    this.config = opened.config;
     this.modelName = name;
-    const c = model.config;
-    this.modelLine.textContent = `GPT-2 open, from ${name}: ${c.layers} layers of ${c.heads} heads, d_model ${c.dModel}, ${(c.parameters / 1e6).toFixed(c.parameters < 1e7 ? 1 : 0)} million parameters, a context of ${c.context.toLocaleString('en-US')} tokens. It runs in this tab; nothing is sent anywhere.`;
+    const c = opened.config;
+    this.modelLine.textContent = `GPT-2 open, from ${name}: ${c.layers} layers of ${c.heads} heads, d_model ${c.dModel}, ${(c.parameters / 1e6).toFixed(c.parameters < 1e7 ? 1 : 0)} million parameters, a context of ${c.context.toLocaleString('en-US')} tokens. `
+      + `It runs in this tab, in a background thread, in ${megabytes(opened.memoryBytes)} of memory; nothing is sent anywhere.`;
+    this.#storeSaid(stored ? { opened: stored } : opened.kept);
     this.needs.hidden = true;
     this.layerSelect.replaceChildren(...Array.from({ length: c.layers }, (_, l) => h('option', { value: String(l), text: String(l) })));
     this.layer = Math.min(START_LAYER, c.layers - 1);
@@ -387,12 +423,46 @@ export class Gpt2Lab {
     this.views = [];
     this.run = null;
     this.view.hidden = false;
-    this.#apply();
+    await this.#apply();
+  }
+
+  // The stored model, opened without the file or the network. url: gpt2-src, if it names it.
+  #openStored(stored, url) {
+    return this.#open(null, { name: stored.name, url, stored });
+  }
+
+  // What the storage holds, in words: kept now, opened from it, or why nothing was kept.
+  #storeSaid(state) {
+    this.forgetButton.hidden = true;
+    if (!state) {
+      this.storeText.textContent = '';
+    } else if (state.opened) {
+      const m = state.opened;
+      this.storeText.textContent = `Opened from this browser’s storage, with no file and no download: ${m.name}, kept on ${new Date(m.savedAt).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric' })}, ${megabytes(m.bytes)}.`;
+      this.forgetButton.hidden = false;
+    } else if (state.error) {
+      this.storeText.textContent = `Not kept in this browser’s storage: ${state.error}. GPT-2 stays open in this tab; after a reload, open the file again.`;
+    } else {
+      this.storeText.textContent = `Kept in this browser’s storage (${megabytes(state.bytes)}): a reload opens it again without the file or the network.`;
+      this.forgetButton.hidden = false;
+    }
+  }
+
+  async #forget() {
+    let freed;
+    try {
+      freed = await this.#remote().forget();
+    } catch (error) {
+      this.storeText.textContent = `The stored model could not be forgotten: ${error.message}.`;
+      return;
+    }
+    this.forgetButton.hidden = true;
+    this.storeText.textContent = `Forgot the stored model: ${megabytes(freed)} freed. GPT-2 stays open in this tab until the page is reloaded.`;
   }
 
   // The script for what is shown; where the clipboard is refused, shown to copy by hand.
   async #copy() {
-    const script = pytorchScript({ text: this.text, layer: this.layer, endOfTextFirst: this.endOfText.checked });
+    const script = pytorchScript({ text: this.text, layer: this.layer, endOfTextFirst: this.endOfTextFirst });
     this.scriptBox.value = script;
     const copied = await copyText(script);
     this.scriptBox.hidden = copied;
@@ -422,38 +492,60 @@ export class Gpt2Lab {
     this.exportStatus.textContent = `Saved gpt2-layer-${this.layer}-heads.svg ✓`;
   }
 
-  #setLayer(layer) {
+  async #setLayer(layer) {
     this.layer = layer;
     this.views = [];
-    if (this.run?.layers[layer].heads.length) this.#render();
-    else this.#apply();
+    if (!this.run) return;
+    if (this.run.layers[layer].heads[0]?.weights) {
+      this.#render();
+      return;
+    }
+    const ticket = ++this.runs;
+    let heads;
+    try {
+      heads = await this.remote.layer(layer);
+    } catch (error) {
+      if (ticket === this.runs) this.#say(`Layer ${layer} could not be run: ${error.message}.`);
+      return;
+    }
+    if (ticket !== this.runs || this.layer !== layer) return;
+    this.run = withLayer(this.run, heads);
+    this.#render();
   }
 
-  // Runs the model on the text; on a text it cannot run, says why, and the last heads stay, dimmed.
-  #apply() {
+  // Runs the model on the text in the worker; on a text it cannot run, says why, and the last heads
+  // stay, dimmed. An answer to a run asked for before the last one is dropped.
+  async #apply() {
     clearTimeout(this.typingPause);
-    if (!this.model) return;
+    if (!this.config) return;
     const text = this.input.value;
-    const { layers, heads, context } = this.model.config;
     const endOfTextFirst = this.endOfText.checked;
-    let run;
+    const ticket = ++this.runs;
+    let answer;
     try {
-      const n = this.model.tokenize(text).ids.length + (endOfTextFirst ? 1 : 0);
-      // Every layer when their weights fit in one run (the check then searches the whole model).
-      const all = layers * heads * n * n <= MAX_KEPT_WEIGHTS && n <= context;
-      run = this.model.run(text, { endOfTextFirst, layers: all ? undefined : [this.layer] });
+      answer = await this.remote.run(text, { endOfTextFirst, layer: this.layer });
     } catch (error) {
+      if (ticket !== this.runs) return;
       this.input.setAttribute('aria-invalid', 'true');
       const said = error.message;
       this.#say(`${said[0].toUpperCase()}${said.slice(1)}.${this.run ? ' The heads below are from the last text GPT-2 could read.' : ''}`);
       this.element.classList.add('stale');
       return;
     }
+    if (ticket !== this.runs || this.disposed) return;
     this.input.removeAttribute('aria-invalid');
     this.#say('');
     this.element.classList.remove('stale');
     this.text = text;
-    this.run = run;
+    this.endOfTextFirst = endOfTextFirst;
+    this.run = withLayer({
+      ids: answer.ids,
+      tokens: answer.tokens,
+      next: answer.next,
+      layers: answer.scores.map((heads) => ({ heads: heads.map((scores) => ({ ...scores })) })),
+    }, answer.layer);
+    if (answer.layer.layer !== this.layer) this.views = [];
+    this.layer = answer.layer.layer;
     this.focus = null;
     this.#render();
   }
@@ -463,7 +555,7 @@ export class Gpt2Lab {
     const l = this.layer;
     const heads = run.layers[l].heads;
     const n = run.tokens.length;
-    this.count.textContent = `${n} token${n === 1 ? '' : 's'} of this model’s context of ${this.model.config.context.toLocaleString('en-US')}${this.endOfText.checked ? ', <|endoftext|> included' : ''}. A leading space is drawn as ␣.`;
+    this.count.textContent = `${n} token${n === 1 ? '' : 's'} of this model’s context of ${this.config.context.toLocaleString('en-US')}${this.endOfTextFirst ? ', <|endoftext|> included' : ''}. A leading space is drawn as ␣.`;
     if (this.views.length !== heads.length) {
       this.views = heads.map((_, i) => new HeadView({
         layer: l, head: i, name: `GPT-2 layer ${l} head ${i}`, label: gpt2Label,
@@ -506,12 +598,13 @@ export class Gpt2Lab {
   }
 
   // A head of the table opened below: its layer shown, the head followed, its map focused.
-  #openHead(layer, head) {
+  async #openHead(layer, head) {
+    this.selected = head;
     if (layer !== this.layer) {
       this.layerSelect.value = String(layer);
-      this.#setLayer(layer);
+      await this.#setLayer(layer);
     }
-    this.selected = head;
+    if (this.layer !== layer || !this.views[head]) return;
     this.#mark();
     this.views[head].map.focus();
   }
@@ -523,4 +616,13 @@ export class Gpt2Lab {
     this.views.forEach((v, i) => v.mark({ selected: i === this.selected, focus: this.focus }));
     this.tokens.update({ tokens: this.run.tokens, focus: this.focus, head: { name: this.views[this.selected].name, data: heads[this.selected] } });
   }
+}
+
+// A run with one layer's heads given their weights (as rows, the heatmaps' form), from the worker's
+// flat n×n arrays.
+function withLayer(run, { layer, n, heads }) {
+  const rows = (flat) => Array.from({ length: n }, (_, i) => Array.from(flat.subarray(i * n, (i + 1) * n)));
+  const layers = run.layers.slice();
+  layers[layer] = { heads: heads.map((head) => ({ ...head, weights: rows(head.weights) })) };
+  return { ...run, layers };
 }

@@ -1,0 +1,134 @@
+// The GPT-2 panel's module worker: GPT-2's module, the open model and its runs live here, never on
+// the page's thread, where reading 498 MB of weights and a forward pass (about 90 ms for the
+// lesson's sentence) would hold up every keystroke. It also keeps the open model in the Origin
+// Private File System (gpt2-store.js), so that a reload opens it without the file or the network.
+//
+// Messages in:  { id, type, ... } answered by { id, value } or { id, error: { name, message } }:
+//   open { baseUrl, simd, source (File | ArrayBuffer | URL string), name, config?, keep }
+//        → { config, memoryBytes, kept }   with { id, progress: [loaded, total] } on the way
+//   openStored { baseUrl, simd } → the same, or null when nothing is stored
+//   stored → the stored model's description, or null;   forget → bytes freed
+//   run { text, endOfTextFirst, layer } → a run: every head's scores, the layer's weights
+//   layer { layer } → that layer's heads with their weights, for the last text run
+//   { abort: id } stops that open's reads.
+import { openGpt2, loadGpt2Core } from '../gpt2.js';
+import { forgetStored, openStoredFile, startKeeping, storedModel } from './gpt2-store.js';
+
+// The attention weights one run() may return (web/gpt2.js): every layer's when they fit, so that
+// the all-heads grid and the lesson's check can search the whole model.
+const MAX_KEPT_WEIGHTS = 2 ** 24;
+
+let core = null;     // Promise of GPT-2's module, once asked for
+let model = null;    // the open Gpt2Model
+let last = null;     // the last run, with the options it was run with
+const aborts = new Map(); // open's id → its AbortController
+
+const post = (message, transfer) => self.postMessage(message, transfer ?? []);
+
+self.onmessage = ({ data }) => {
+  if (data.abort !== undefined) {
+    aborts.get(data.abort)?.abort(new DOMException('Loading stopped', 'AbortError'));
+    return;
+  }
+  // Opens run alongside runs, so a run answers while a new file is read.
+  handle(data).then(
+    ({ value, transfer }) => post({ id: data.id, value }, transfer),
+    (error) => post({ id: data.id, error: { name: error?.name ?? 'Error', message: error?.message ?? String(error) } }),
+  );
+};
+
+async function handle(message) {
+  switch (message.type) {
+    case 'open': return { value: await open(message, message.source, { keep: message.keep, name: message.name }) };
+    case 'openStored': {
+      const stored = await storedModel();
+      if (!stored) return { value: null };
+      const file = await openStoredFile(stored);
+      return { value: { ...(await open({ ...message, config: stored.config ?? undefined }, file, { keep: false, name: stored.name })), stored } };
+    }
+    case 'stored': return { value: await storedModel() };
+    case 'forget': return { value: await forgetStored() };
+    case 'run': return run(message);
+    case 'layer': return layerOf(message.layer);
+    default: throw new Error(`unknown message ${message.type}`);
+  }
+}
+
+async function open({ id, baseUrl, simd, config }, source, { keep, name }) {
+  const abort = new AbortController();
+  aborts.set(id, abort);
+  let keeper = null;
+  try {
+    core ??= loadGpt2Core(new URL(baseUrl), simd ? 'simd' : 'scalar').catch((error) => {
+      core = null; // a failed load can be tried again
+      throw error;
+    });
+    const env = { core: () => core };
+    if (keep) keeper = await startKeeping({ name, source: typeof source === 'string' ? source : null, config });
+    const opened = await openGpt2(env, source, {
+      signal: abort.signal,
+      config,
+      onProgress: (loaded, total) => post({ id, progress: [loaded, total] }),
+      onRead: keeper ? (offset, bytes, size) => keeper.write(offset, bytes, size) : undefined,
+    });
+    // The new model replaces the open one only once it is whole: a failed open keeps the last.
+    model?.dispose();
+    model = opened;
+    last = null;
+    const kept = keeper ? await keeper.finish() : null;
+    keeper = null;
+    return { config: { ...model.config }, memoryBytes: model.memoryBytes, kept };
+  } finally {
+    aborts.delete(id);
+    await keeper?.abandon();
+  }
+}
+
+function live() {
+  if (!model) throw new Error('no GPT-2 model is open');
+  return model;
+}
+
+// Runs the text: every layer's weights when they fit in one run, else only the shown layer's.
+function run({ text, endOfTextFirst, layer }) {
+  const m = live();
+  const { layers, heads, context } = m.config;
+  const n = m.tokenize(text).ids.length + (endOfTextFirst ? 1 : 0);
+  const all = layers * heads * n * n <= MAX_KEPT_WEIGHTS && n <= context;
+  const result = m.run(text, { endOfTextFirst, layers: all ? undefined : [layer] });
+  last = { text, endOfTextFirst, result };
+  const shown = withWeights(result, layer);
+  return {
+    value: {
+      ids: result.ids,
+      tokens: result.tokens,
+      next: result.next,
+      all,
+      // Every run layer's scores; the weights travel only for the layer shown.
+      scores: result.layers.map(({ heads: hs }) => hs.map(({ previousToken, firstToken, induction }) => ({ previousToken, firstToken, induction }))),
+      layer: shown.value,
+      memoryBytes: m.memoryBytes,
+    },
+    transfer: shown.transfer,
+  };
+}
+
+function layerOf(layer) {
+  if (!last) throw new Error('nothing has been run yet');
+  if (!last.result.layers[layer].heads.length) {
+    // A long text ran one layer only: run it again for this one.
+    last = { ...last, result: live().run(last.text, { endOfTextFirst: last.endOfTextFirst, layers: [layer] }) };
+  }
+  return withWeights(last.result, layer);
+}
+
+// One layer's heads, each head's n×n weights in one Float32Array, moved (not copied) to the page.
+function withWeights(result, layer) {
+  const n = result.ids.length;
+  const heads = result.layers[layer].heads.map((head) => {
+    const flat = new Float32Array(n * n);
+    head.weights.forEach((row, i) => flat.set(row, i * n));
+    return { previousToken: head.previousToken, firstToken: head.firstToken, induction: head.induction, weights: flat };
+  });
+  return { value: { layer, n, heads }, transfer: heads.map((h) => h.weights.buffer) };
+}
