@@ -210,6 +210,7 @@ describe('issue 27: the GPT-2 panel (exercise 4)', () => {
     await assertLayer(model.run('The dog ran'), LAST);
     await lab().getByLabel('Text GPT-2 reads').fill('  ');
     await lab().getByLabel('Text GPT-2 reads').press('Enter');
+    await lab().locator('.cell-message').filter({ hasText: /\S/ }).waitFor(); // the worker's answer
     assert.match(await lab().locator('.cell-message').textContent(), /^The text is empty.*The heads below are from the last text GPT-2 could read\.$/);
     assert.equal(await map(LAST, 0).count(), 1);
     assert.deepEqual(problems, []);
@@ -238,6 +239,7 @@ describe('issue 27: the GPT-2 panel (exercise 4)', () => {
     assert.equal(await lab().locator('.gpt2-model').textContent(), line);
     await lab().getByLabel('Text GPT-2 reads').fill('A cat');
     await lab().getByLabel('Text GPT-2 reads').press('Enter');
+    await page.waitForFunction(() => document.querySelector('attention-calc').shadowRoot.querySelectorAll('.token-strip .token').length === 2);
     await assertLayer(model.run('A cat'), LAST);
   });
 

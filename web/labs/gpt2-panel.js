@@ -176,12 +176,14 @@ export function strongestRole(head) {
   return best && { ...best, earned: best.score >= ROLE_THRESHOLD };
 }
 
-/** What the all-heads table says of one head: "prev 0.62", "sink 0.81", "ind 0.55", or "– 0.31". */
+// The all-heads table's letter for each role, short enough for 12 heads across a page.
+const ROLE_LETTER = { previousToken: 'P', firstToken: 'S', induction: 'I' };
+
+/** What the all-heads table says of one head: "P 0.62" (previous token), "S 0.81" (sink), "I 0.55" (induction), or "– 0.31" (no role). */
 export function gridText(head) {
   const best = strongestRole(head);
   if (!best) return '–';
-  const short = { previousToken: 'prev', firstToken: 'sink', induction: 'ind' }[best.role.key];
-  return `${best.earned ? short : '–'} ${format(best.score, 2)}`;
+  return `${best.earned ? ROLE_LETTER[best.role.key] : '–'} ${format(best.score, 2)}`;
 }
 
 export class Gpt2Lab {
@@ -268,7 +270,7 @@ export class Gpt2Lab {
       h('h3', { text: 'The five likeliest next tokens' }),
       this.next,
       h('h3', { text: 'All heads at a glance' }),
-      h('p', { class: 'hint', text: `Layers as rows, heads as columns, each head by its strongest score on this text: “prev” a previous-token head, “sink” an attention sink, “ind” an induction head (a score of ${ROLE_THRESHOLD} or more), “–” no role (its highest score). `
+      h('p', { class: 'hint', text: `Layers as rows, heads as columns, each head by its strongest score on this text: “P” a previous-token head, “S” an attention sink, “I” an induction head (a score of ${ROLE_THRESHOLD} or more), “–” no role (its highest score). `
         + 'The swatch’s colour is the role (blue previous token, orange sink, green induction, grey none), its strength the score. Click a head, or press Enter on it, to open it below.' }),
       this.allHeads,
       h('h3', { class: 'gpt2-heads-title', text: 'The layer’s heads' }),
@@ -492,25 +494,11 @@ export class Gpt2Lab {
     this.exportStatus.textContent = `Saved gpt2-layer-${this.layer}-heads.svg ✓`;
   }
 
-  async #setLayer(layer) {
+  #setLayer(layer) {
     this.layer = layer;
     this.views = [];
-    if (!this.run) return;
-    if (this.run.layers[layer].heads[0]?.weights) {
-      this.#render();
-      return;
-    }
-    const ticket = ++this.runs;
-    let heads;
-    try {
-      heads = await this.remote.layer(layer);
-    } catch (error) {
-      if (ticket === this.runs) this.#say(`Layer ${layer} could not be run: ${error.message}.`);
-      return;
-    }
-    if (ticket !== this.runs || this.layer !== layer) return;
-    this.run = withLayer(this.run, heads);
-    this.#render();
+    if (this.run?.layers[layer].heads[0]?.weights) this.#render();
+    else return this.#apply(); // the worker sends that layer's weights (it keeps the last run)
   }
 
   // Runs the model on the text in the worker; on a text it cannot run, says why, and the last heads
@@ -544,10 +532,10 @@ export class Gpt2Lab {
       next: answer.next,
       layers: answer.scores.map((heads) => ({ heads: heads.map((scores) => ({ ...scores })) })),
     }, answer.layer);
-    if (answer.layer.layer !== this.layer) this.views = [];
-    this.layer = answer.layer.layer;
     this.focus = null;
-    this.#render();
+    // Another layer chosen while this ran: its weights come next, from the same run.
+    if (answer.layer.layer !== this.layer) await this.#apply();
+    else this.#render();
   }
 
   #render() {
@@ -583,7 +571,9 @@ export class Gpt2Lab {
     const heads = run.layers[0].heads.length;
     const table = h('table', { class: 'gpt2-all-table' },
       h('caption', { class: 'sr-only', text: 'Every head’s strongest role and score on this text, layers as rows, heads as columns' }),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Layer' }), Array.from({ length: heads }, (_, i) => h('th', { scope: 'col', text: `head ${i}` })))),
+      h('thead', {},
+        h('tr', {}, h('td', {}), h('th', { scope: 'colgroup', colspan: heads, text: 'Head' })),
+        h('tr', {}, h('th', { scope: 'col', text: 'Layer' }), Array.from({ length: heads }, (_, i) => h('th', { scope: 'col', 'aria-label': `head ${i}`, text: String(i) })))),
       h('tbody', {}, run.layers.map((layer, l) => h('tr', {}, h('th', { scope: 'row', text: String(l) }), layer.heads.map((d, i) => {
         const best = strongestRole(d);
         const button = h('button', {

@@ -43,14 +43,9 @@ export class Gpt2Remote {
     return this.#call({ type: 'forget' });
   }
 
-  /** Runs the open model on a text: every head's scores, and the weights of `layer`. */
+  /** Runs the open model on a text: every head's scores, and the weights of `layer` (another layer of the last run is not run again). */
   run(text, { endOfTextFirst, layer }) {
     return this.#call({ type: 'run', text, endOfTextFirst, layer });
-  }
-
-  /** The heads of `layer`, with their weights, for the last text run. */
-  layer(layer) {
-    return this.#call({ type: 'layer', layer });
   }
 
   /** Stops the worker: the open model is freed with it. */

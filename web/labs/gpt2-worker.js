@@ -8,8 +8,8 @@
 //        → { config, memoryBytes, kept }   with { id, progress: [loaded, total] } on the way
 //   openStored { baseUrl, simd } → the same, or null when nothing is stored
 //   stored → the stored model's description, or null;   forget → bytes freed
-//   run { text, endOfTextFirst, layer } → a run: every head's scores, the layer's weights
-//   layer { layer } → that layer's heads with their weights, for the last text run
+//   run { text, endOfTextFirst, layer } → a run: every head's scores, the layer's weights (the
+//        last run is kept: asked again for another of its layers, it is not run again)
 //   { abort: id } stops that open's reads.
 import { openGpt2, loadGpt2Core } from '../gpt2.js';
 import { forgetStored, openStoredFile, startKeeping, storedModel } from './gpt2-store.js';
@@ -49,7 +49,6 @@ async function handle(message) {
     case 'stored': return { value: await storedModel() };
     case 'forget': return { value: await forgetStored() };
     case 'run': return run(message);
-    case 'layer': return layerOf(message.layer);
     default: throw new Error(`unknown message ${message.type}`);
   }
 }
@@ -92,18 +91,22 @@ function live() {
 // Runs the text: every layer's weights when they fit in one run, else only the shown layer's.
 function run({ text, endOfTextFirst, layer }) {
   const m = live();
-  const { layers, heads, context } = m.config;
-  const n = m.tokenize(text).ids.length + (endOfTextFirst ? 1 : 0);
-  const all = layers * heads * n * n <= MAX_KEPT_WEIGHTS && n <= context;
-  const result = m.run(text, { endOfTextFirst, layers: all ? undefined : [layer] });
-  last = { text, endOfTextFirst, result };
+  let result;
+  if (last?.model === m && last.text === text && last.endOfTextFirst === endOfTextFirst && last.result.layers[layer]?.heads.length) {
+    result = last.result;
+  } else {
+    const { layers, heads, context } = m.config;
+    const n = m.tokenize(text).ids.length + (endOfTextFirst ? 1 : 0);
+    const all = layers * heads * n * n <= MAX_KEPT_WEIGHTS && n <= context;
+    result = m.run(text, { endOfTextFirst, layers: all ? undefined : [layer] });
+    last = { model: m, text, endOfTextFirst, result };
+  }
   const shown = withWeights(result, layer);
   return {
     value: {
       ids: result.ids,
       tokens: result.tokens,
       next: result.next,
-      all,
       // Every run layer's scores; the weights travel only for the layer shown.
       scores: result.layers.map(({ heads: hs }) => hs.map(({ previousToken, firstToken, induction }) => ({ previousToken, firstToken, induction }))),
       layer: shown.value,
@@ -111,15 +114,6 @@ function run({ text, endOfTextFirst, layer }) {
     },
     transfer: shown.transfer,
   };
-}
-
-function layerOf(layer) {
-  if (!last) throw new Error('nothing has been run yet');
-  if (!last.result.layers[layer].heads.length) {
-    // A long text ran one layer only: run it again for this one.
-    last = { ...last, result: live().run(last.text, { endOfTextFirst: last.endOfTextFirst, layers: [layer] }) };
-  }
-  return withWeights(last.result, layer);
 }
 
 // One layer's heads, each head's n×n weights in one Float32Array, moved (not copied) to the page.
