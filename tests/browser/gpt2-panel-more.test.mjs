@@ -103,7 +103,7 @@ describe('issue 27: the GPT-2 panel in a 320 px column', () => {
       + `${el.getAttribute('aria-label') ? ` “${el.getAttribute('aria-label')}”` : el.textContent && el.children.length === 0 ? ` “${el.textContent.trim().slice(0, 40)}”` : ''}`;
     const scrollerOf = (el) => {
       let s = el.parentElement ?? el.getRootNode().host;
-      while (s && s !== e && !['auto', 'scroll', 'hidden'].includes(getComputedStyle(s).overflowX)) s = s.parentElement ?? s.getRootNode().host;
+      while (s && s !== e && !['auto', 'scroll'].includes(getComputedStyle(s).overflowX)) s = s.parentElement ?? s.getRootNode().host;
       return s === e ? null : s;
     };
     const out = [];
