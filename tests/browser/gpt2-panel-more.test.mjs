@@ -4,13 +4,14 @@
 // the panel's DOM (accessible names, buttons, its file chooser), never its module, so they hold
 // wherever the panel runs its model.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 
-import { CSP, startServer } from '../../tools/serve.mjs';
+import { startServer } from '../../tools/serve.mjs';
+import { serveRange } from '../engines/server.mjs';
 import { launchChromium, openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
@@ -32,29 +33,9 @@ function servesRanges(server, root) {
   const [serveFile] = server.listeners('request');
   server.removeAllListeners('request');
   server.on('request', (req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (!path.startsWith('/models/') || path.includes('..')) {
-      serveFile(req, res);
-      return;
-    }
-    let bytes;
-    try {
-      bytes = readFileSync(join(root, path));
-    } catch {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end('Not found\n');
-      return;
-    }
-    const headers = { 'Content-Type': path.endsWith('.json') ? 'application/json; charset=utf-8' : 'application/octet-stream', 'Content-Security-Policy': CSP, 'Accept-Ranges': 'bytes', 'Cache-Control': 'no-cache' };
-    const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
-    if (!range) {
-      res.writeHead(200, { ...headers, 'Content-Length': bytes.length });
-      res.end(bytes);
-      return;
-    }
-    const begin = Number(range[1]), end = range[2] ? Math.min(Number(range[2]), bytes.length - 1) : bytes.length - 1;
-    res.writeHead(206, { ...headers, 'Content-Range': `bytes ${begin}-${end}/${bytes.length}`, 'Content-Length': end - begin + 1 });
-    res.end(bytes.subarray(begin, end + 1));
+    const path = new URL(req.url, 'http://x').pathname;
+    if (path.startsWith('/models/')) serveRange(root, decodeURIComponent(path), req, res);
+    else serveFile(req, res);
   });
 }
 

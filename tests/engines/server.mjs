@@ -15,8 +15,8 @@ const withRecorder = (body) => (isHtml(body) ? String(body).replace(/<head[^>]*>
 
 // A file under `root` as a course's host serves a model (nginx, GitHub Pages, a CDN): its
 // Content-Length, and a Range request answered 206 with Content-Range. tools/serve.mjs sends every
-// file whole and chunked, which a gpt2-src cannot be read from.
-function serveRange(root, path, req, res) {
+// file whole and chunked, which a gpt2-src cannot be read from. (Also used by the Chromium suite.)
+export function serveRange(root, path, req, res) {
   const file = normalize(join(root, path));
   let bytes;
   try {
