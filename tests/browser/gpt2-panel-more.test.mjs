@@ -4,13 +4,14 @@
 // the panel's DOM (accessible names, buttons, its file chooser), never its module, so they hold
 // wherever the panel runs its model.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 
-import { startServer } from '../../tools/serve.mjs';
+import { CSP, startServer } from '../../tools/serve.mjs';
 import { serveRange } from '../engines/server.mjs';
 import { launchChromium, openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
@@ -27,16 +28,38 @@ const names = (layer) => Array.from({ length: HEADS }, (_, i) => `GPT-2 layer ${
 /**
  * serve.mjs answers every request with the whole file, chunked: no Content-Length, no Range. A
  * course's host (nginx, GitHub Pages, a CDN) answers Range requests, which gpt2-src needs; so
- * models/… are served here as such a host does, with the same headers, CSP included.
+ * models/… are served here as such a host does, with the same headers, CSP included. pages:
+ * { path: [html, CSP] }, pages served with a CSP of their own.
  */
-function servesRanges(server, root) {
+function servesRanges(server, root, pages = {}) {
   const [serveFile] = server.listeners('request');
   server.removeAllListeners('request');
   server.on('request', (req, res) => {
     const path = new URL(req.url, 'http://x').pathname;
-    if (path.startsWith('/models/')) serveRange(root, decodeURIComponent(path), req, res);
-    else serveFile(req, res);
+    if (pages[path]) {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': pages[path][1], 'Cache-Control': 'no-cache' });
+      res.end(pages[path][0]);
+    } else if (path.startsWith('/models/')) {
+      serveRange(root, decodeURIComponent(path), req, res);
+    } else {
+      serveFile(req, res);
+    }
   });
+}
+
+/** A second origin, as a CDN or Hugging Face: build-fixtures/gpt2/ by Range requests, with CORS. */
+function modelHost() {
+  const server = createServer((req, res) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Allow-Headers', 'Range');
+    res.setHeader('Access-Control-Expose-Headers', 'Content-Range, Content-Length, Accept-Ranges');
+    if (req.method === 'OPTIONS') {
+      res.end();
+      return;
+    }
+    serveRange(join(FIXTURE, '..'), decodeURIComponent(new URL(req.url, 'http://x').pathname), req, res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/` })));
 }
 
 const lab = (page) => page.getByRole('group', { name: PANEL });
@@ -134,7 +157,7 @@ describe('issue 27: the GPT-2 panel in a 320 px column', () => {
 });
 
 describe('issue 27: the GPT-2 panel from dist/, embedded alone under the strict CSP', { skip: !existsSync(join(DIST, 'attention-calc.js')) && 'dist/ is not built (node tools/dist.mjs)' }, () => {
-  let site, server, url, browser, page, problems, context, requests;
+  let site, server, url, cdn, browser, page, problems, context, requests;
   before(async () => {
     // A course site: dist/ as it ships, the model beside it (same origin), one static page with
     // nothing but the module and the element (and dist/'s icon, or the browser asks for
@@ -144,16 +167,20 @@ describe('issue 27: the GPT-2 panel from dist/, embedded alone under the strict 
     mkdirSync(join(site, 'models/gpt2'), { recursive: true });
     cpSync(MODEL, join(site, 'models/gpt2/model.safetensors'));
     cpSync(CONFIG, join(site, 'models/gpt2/config.json'));
-    writeFileSync(join(site, 'lesson.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Exercise 4</title><link rel="icon" href="favicon.svg">'
+    const lesson = (src) => '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Exercise 4</title><link rel="icon" href="favicon.svg">'
       + '<script type="module" src="attention-calc.js"></script></head><body>'
-      + '<attention-calc panels="gpt2" gpt2-src="models/gpt2/model.safetensors"></attention-calc></body></html>');
+      + `<attention-calc panels="gpt2" gpt2-src="${src}"></attention-calc></body></html>`;
+    writeFileSync(join(site, 'lesson.html'), lesson('models/gpt2/model.safetensors'));
+    // The same page with the model on another origin, which its CSP's connect-src allows.
+    cdn = await modelHost();
     ({ server, url } = await startServer({ root: site }));
-    servesRanges(server, site);
+    servesRanges(server, site, { '/lesson-cdn.html': [lesson(`${cdn.url}d64-f32/model.safetensors`), `${CSP}; connect-src 'self' ${cdn.url.slice(0, -1)}`] });
     browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
     server?.close();
+    cdn?.server.close();
     if (site) rmSync(site, { recursive: true, force: true });
   });
   beforeEach(async () => {
@@ -167,14 +194,18 @@ describe('issue 27: the GPT-2 panel from dist/, embedded alone under the strict 
     requests = [];
     page.on('request', (r) => requests.push(r.url()));
     page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
-    const response = await page.goto(`${url}lesson.html`);
-    assert.match(response.headers()['content-security-policy'], /script-src 'self' 'wasm-unsafe-eval';/);
   });
+  // Opens a page of the site; its CSP header is the strict one (plus connect-src, if given).
+  const visit = async (name) => {
+    const response = await page.goto(`${url}${name}`);
+    assert.match(response.headers()['content-security-policy'], /^default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; object-src 'none'; base-uri 'none'(; connect-src 'self' http:\/\/127\.0\.0\.1:\d+)?$/);
+  };
   afterEach(async () => {
     await context.close();
   });
 
   it('shows the four named heads of the last layer, everything from the site itself, no CSP violation, no console error', async () => {
+    await visit('lesson.html');
     await waitForMaps(page, LAST);
     assert.deepEqual(await mapNames(page), names(LAST));
     assert.equal(await lab(page).getByRole('combobox', { name: 'Layer' }).inputValue(), String(LAST));
@@ -185,6 +216,7 @@ describe('issue 27: the GPT-2 panel from dist/, embedded alone under the strict 
   });
 
   it('by keyboard: Tab reaches the layer selector, the arrow keys change the layer, the heatmaps\' names follow', async () => {
+    await visit('lesson.html');
     await waitForMaps(page, LAST);
     // Tab from the top of the page until the focus is on the selector named "Layer".
     const focused = () => page.evaluate(() => {
@@ -207,6 +239,18 @@ describe('issue 27: the GPT-2 panel from dist/, embedded alone under the strict 
       assert.equal(await lab(page).getByRole('combobox', { name: 'Layer' }).inputValue(), String(layer));
       assert.deepEqual(await focused(), { tag: 'select', name: 'Layer' }, 'the focus stays on the selector');
     }
+    assert.deepEqual(await page.evaluate(() => window.cspViolations), []);
+    assert.deepEqual(problems, []);
+  });
+
+  it('the model on another origin (CORS, Range), which the page\'s connect-src allows: the same four named heads, no CSP violation, no console error', async () => {
+    await visit('lesson-cdn.html');
+    await waitForMaps(page, LAST);
+    assert.deepEqual(await mapNames(page), names(LAST));
+    const model = `${cdn.url}d64-f32/model.safetensors`;
+    assert.ok(requests.includes(`${cdn.url}d64-f32/config.json`), 'the config.json beside the model');
+    assert.ok(requests.includes(model), 'the model from gpt2-src');
+    assert.deepEqual(requests.filter((r) => !r.startsWith(url) && !r.startsWith(`${cdn.url}d64-f32/`)), [], 'nothing from elsewhere');
     assert.deepEqual(await page.evaluate(() => window.cspViolations), []);
     assert.deepEqual(problems, []);
   });
