@@ -3,7 +3,7 @@
 // CSP header; every input is a real pointer or key event from the engine.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -14,6 +14,8 @@ import { ENGINES, Page } from './driver.mjs';
 import { serveWithRecorder } from './server.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+// The generated GPT-2-family fixture: 3 layers of 4 heads, random weights, GPT-2's tokenizer.
+const GPT2_FIXTURE = join(ROOT, 'build-fixtures/gpt2/d64-f32');
 const spec = readFixture('worked-example.json');
 const TEST = { timeout: 60000 };
 
@@ -250,6 +252,39 @@ export function smokeSuite(engineKey) {
       }, { timeout: 120000, what: 'the first heads of the model training in the worker' });
       assert.match(source, /trained in this browser, seed 1, step [1-9]/);
       assert.equal(await page.evaluate(() => window.__engine.find('Look inside a trained model').querySelectorAll('[aria-label^="Layer "]').length), 4);
+    });
+
+    it('issue 27: the GPT-2 panel opens the fixture from gpt2-src and shows the last layer\'s four named maps', { timeout: 90000 }, async () => {
+      // web/ as it is, the fixture beside it as a course's copy (same origin, Range requests), and
+      // a page with the panel alone: it starts at layer 5, or the model's last layer, here 2.
+      const site = mkdtempSync(join(tmpdir(), 'gpt2-site-'));
+      for (const entry of readdirSync(join(ROOT, 'web'))) symlinkSync(join(ROOT, 'web', entry), join(site, entry));
+      symlinkSync(GPT2_FIXTURE, join(site, 'models'));
+      writeFileSync(join(site, 'gpt2.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Exercise 4</title>'
+        + '<link rel="icon" href="favicon.svg"><script type="module" src="attention-calc.js"></script></head><body>'
+        + '<attention-calc panels="gpt2" gpt2-src="models/model.safetensors"></attention-calc></body></html>');
+      const course = await serveWithRecorder(site, { ranges: '/models/' });
+      try {
+        await page.open(`${course.url}gpt2.html`, () => customElements.get('attention-calc') !== undefined);
+        const maps = () => {
+          try {
+            const lab = window.__engine.find('Exercise 4: look inside GPT-2');
+            const names = [...lab.querySelectorAll('[role="img"][aria-label^="GPT-2 "]')].map((m) => m.getAttribute('aria-label'));
+            return names.length > 0 && { names, layer: window.__engine.find('Layer', { scope: lab }).value };
+          } catch {
+            return false; // the panel is not there yet
+          }
+        };
+        const shown = await page.waitFor(maps, { timeout: 60000, what: 'the GPT-2 panel\'s maps' }).catch(async (error) => {
+          const said = await page.evaluate(() => [...window.__engine.find('Exercise 4: look inside GPT-2').querySelectorAll('[role="alert"], [role="status"]')]
+            .filter((e) => !e.closest('[hidden]')).map((e) => e.textContent).filter(Boolean).join(' | ')).catch(() => 'no panel');
+          throw new Error(`${error.message}; the panel says: ${said}`);
+        });
+        assert.deepEqual(shown, { names: [0, 1, 2, 3].map((i) => `GPT-2 layer 2 head ${i}`), layer: '2' });
+      } finally {
+        course.server.close();
+        rmSync(site, { recursive: true, force: true });
+      }
     });
 
     it('the dist/ widget works in a course page served with the strict CSP header', TEST, async () => {
