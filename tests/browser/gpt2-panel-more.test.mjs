@@ -156,8 +156,22 @@ describe('issue 27: the GPT-2 panel in a 320 px column', () => {
   });
 });
 
+/**
+ * Every response of `server` carries `csp`, as a site whose CSP is one header for all its files:
+ * the GPT-2 panel's worker fetches the model, and a worker's CSP is the one its own script came with.
+ */
+function withCsp(server, csp) {
+  const [serve] = server.listeners('request');
+  server.removeAllListeners('request');
+  server.on('request', (req, res) => {
+    const writeHead = res.writeHead.bind(res);
+    res.writeHead = (status, headers = {}) => writeHead(status, { ...headers, 'Content-Security-Policy': csp });
+    serve(req, res);
+  });
+}
+
 describe('issue 27: the GPT-2 panel from dist/, embedded alone under the strict CSP', { skip: !existsSync(join(DIST, 'attention-calc.js')) && 'dist/ is not built (node tools/dist.mjs)' }, () => {
-  let site, server, url, cdn, browser, page, problems, context, requests;
+  let site, server, url, cdn, cdnSite, browser, page, problems, context, requests;
   before(async () => {
     // A course site: dist/ as it ships, the model beside it (same origin), one static page with
     // nothing but the module and the element (and dist/'s icon, or the browser asks for
@@ -171,15 +185,20 @@ describe('issue 27: the GPT-2 panel from dist/, embedded alone under the strict 
       + '<script type="module" src="attention-calc.js"></script></head><body>'
       + `<attention-calc panels="gpt2" gpt2-src="${src}"></attention-calc></body></html>`;
     writeFileSync(join(site, 'lesson.html'), lesson('models/gpt2/model.safetensors'));
-    // The same page with the model on another origin, which its CSP's connect-src allows.
-    cdn = await modelHost();
     ({ server, url } = await startServer({ root: site }));
-    servesRanges(server, site, { '/lesson-cdn.html': [lesson(`${cdn.url}d64-f32/model.safetensors`), `${CSP}; connect-src 'self' ${cdn.url.slice(0, -1)}`] });
+    servesRanges(server, site);
+    // The same page with the model on another origin, on a site whose CSP (one header for every
+    // file, the worker's too) adds that origin to connect-src.
+    cdn = await modelHost();
+    writeFileSync(join(site, 'lesson-cdn.html'), lesson(`${cdn.url}d64-f32/model.safetensors`));
+    cdnSite = await startServer({ root: site });
+    withCsp(cdnSite.server, `${CSP}; connect-src 'self' ${cdn.url.slice(0, -1)}`);
     browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
     server?.close();
+    cdnSite?.server.close();
     cdn?.server.close();
     if (site) rmSync(site, { recursive: true, force: true });
   });
@@ -196,8 +215,8 @@ describe('issue 27: the GPT-2 panel from dist/, embedded alone under the strict 
     page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
   });
   // Opens a page of the site; its CSP header is the strict one (plus connect-src, if given).
-  const visit = async (name) => {
-    const response = await page.goto(`${url}${name}`);
+  const visit = async (name, base = url) => {
+    const response = await page.goto(`${base}${name}`);
     assert.match(response.headers()['content-security-policy'], /^default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; object-src 'none'; base-uri 'none'(; connect-src 'self' http:\/\/127\.0\.0\.1:\d+)?$/);
   };
   afterEach(async () => {
@@ -244,13 +263,13 @@ describe('issue 27: the GPT-2 panel from dist/, embedded alone under the strict 
   });
 
   it('the model on another origin (CORS, Range), which the page\'s connect-src allows: the same four named heads, no CSP violation, no console error', async () => {
-    await visit('lesson-cdn.html');
+    await visit('lesson-cdn.html', cdnSite.url);
     await waitForMaps(page, LAST);
     assert.deepEqual(await mapNames(page), names(LAST));
     const model = `${cdn.url}d64-f32/model.safetensors`;
     assert.ok(requests.includes(`${cdn.url}d64-f32/config.json`), 'the config.json beside the model');
     assert.ok(requests.includes(model), 'the model from gpt2-src');
-    assert.deepEqual(requests.filter((r) => !r.startsWith(url) && !r.startsWith(`${cdn.url}d64-f32/`)), [], 'nothing from elsewhere');
+    assert.deepEqual(requests.filter((r) => !r.startsWith(cdnSite.url) && !r.startsWith(`${cdn.url}d64-f32/`)), [], 'nothing from elsewhere');
     assert.deepEqual(await page.evaluate(() => window.cspViolations), []);
     assert.deepEqual(problems, []);
   });
