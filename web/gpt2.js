@@ -169,6 +169,23 @@ function headerLength(first8, size) {
 
 const MEBIBYTE = 1 << 20;
 
+// Bytes after the header that the header's tensors span (the largest end of their data_offsets);
+// 0 for a header that is not JSON, which the core then refuses in its own words.
+function dataLength(header) {
+  let parsed;
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(header));
+  } catch {
+    return 0;
+  }
+  let end = 0;
+  for (const [name, tensor] of Object.entries(parsed ?? {})) {
+    const stop = name === '__metadata__' ? 0 : Number(tensor?.data_offsets?.[1]);
+    if (Number.isSafeInteger(stop) && stop > end) end = stop;
+  }
+  return end;
+}
+
 function bytesSource(bytes) {
   return {
     async header() {
@@ -297,8 +314,9 @@ function urlSource(url) {
     await take(8 + length);
     if (buffered.length < 8 + length) throw new Error(`could not read ${where}: the file ends inside its header`);
     const header = buffered.slice(8, 8 + length);
-    const known = Number.isFinite(size) ? size : null;
-    if (known === null) throw new Error(`could not read ${where}: the server ignores range requests and does not say how long the file is`);
+    // A server that sends no Content-Length (chunked, as tools/serve.mjs does): the file ends
+    // where its header says the last tensor ends, and the download is held to that.
+    const known = Number.isFinite(size) ? size : 8 + length + dataLength(header);
     return {
       size: known,
       header,

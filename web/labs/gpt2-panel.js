@@ -14,6 +14,7 @@ import { HeadView } from './learned-head.js';
 import { ROLES, ROLE_THRESHOLD } from './learned-roles.js';
 import { TokenStrip } from './learned-tokens.js';
 import { Gpt2Remote } from './gpt2-remote.js';
+import { scrollBox } from './scroll-cue.js';
 
 export const GPT2_SENTENCE = 'The cat sat on the mat because it was tired';
 const START_LAYER = 5; // the lesson's exercise looks at layer 5
@@ -270,7 +271,7 @@ export class Gpt2Lab {
       h('h3', { text: 'The five likeliest next tokens' }),
       this.next,
       h('h3', { text: 'All heads at a glance' }),
-      h('p', { class: 'hint', text: `Layers as rows, heads as columns, each head by its strongest score on this text: “P” a previous-token head, “S” an attention sink, “I” an induction head (a score of ${ROLE_THRESHOLD} or more), “–” no role (its highest score). `
+      h('p', { class: 'hint', text: `Layers as rows, heads (h0, h1, …) as columns, each head by its strongest score on this text: “P” a previous-token head, “S” an attention sink, “I” an induction head (a score of ${ROLE_THRESHOLD} or more), “–” no role (its highest score). `
         + 'The swatch’s colour is the role (blue previous token, orange sink, green induction, grey none), its strength the score. Click a head, or press Enter on it, to open it below.' }),
       this.allHeads,
       h('h3', { class: 'gpt2-heads-title', text: 'The layer’s heads' }),
@@ -571,9 +572,7 @@ export class Gpt2Lab {
     const heads = run.layers[0].heads.length;
     const table = h('table', { class: 'gpt2-all-table' },
       h('caption', { class: 'sr-only', text: 'Every head’s strongest role and score on this text, layers as rows, heads as columns' }),
-      h('thead', {},
-        h('tr', {}, h('td', {}), h('th', { scope: 'colgroup', colspan: heads, text: 'Head' })),
-        h('tr', {}, h('th', { scope: 'col', text: 'Layer' }), Array.from({ length: heads }, (_, i) => h('th', { scope: 'col', 'aria-label': `head ${i}`, text: String(i) })))),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col', class: 'corner', text: 'Layer' }), Array.from({ length: heads }, (_, i) => h('th', { scope: 'col', 'aria-label': `head ${i}`, text: `h${i}` })))),
       h('tbody', {}, run.layers.map((layer, l) => h('tr', {}, h('th', { scope: 'row', text: String(l) }), layer.heads.map((d, i) => {
         const best = strongestRole(d);
         const button = h('button', {
@@ -584,7 +583,8 @@ export class Gpt2Lab {
         if (best) button.firstChild.style.setProperty('--score', String(best.score));
         return h('td', {}, button);
       })))));
-    this.allHeads.replaceChildren(h('div', { class: 'scroll-x' }, table));
+    // On a phone the table scrolls in its own box, which says which heads are out of sight.
+    this.allHeads.replaceChildren(scrollBox(table, { label: 'All heads at a glance', what: (a, b) => (a === b ? `head ${a}` : `heads ${a}–${b}`) }));
   }
 
   // A head of the table opened below: its layer shown, the head followed, its map focused.
