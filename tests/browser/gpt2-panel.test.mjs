@@ -277,6 +277,39 @@ describe('issue 27: the GPT-2 panel (exercise 4)', () => {
     assert.match(await lab().locator('.cell-message').textContent(), /^GPT-2 could not (be opened|be downloaded).*(open it with the button above)\.$/);
   });
 
+  it('a download cut short and a server that refuses this page (CORS, or no answer) are said in the learner\'s words; the previous model stays usable', async () => {
+    const src = `${env.url}models/d64-f32/model.safetensors`;
+    await open(` gpt2-src="${src}"`);
+    await waitForHeads();
+    // The tensors' ranges come back with half their bytes; the header's request is answered whole.
+    await context.route(`${src}?cut`, async (route) => {
+      const range = route.request().headers().range ?? '';
+      const response = await route.fetch({ url: src.replace(`${env.url}models/`, files.url) });
+      const body = await response.body();
+      const headers = { ...response.headers() };
+      delete headers['content-length'];
+      await route.fulfill({ status: response.status(), headers, body: range.startsWith('bytes=0-') ? body : body.subarray(0, body.length >> 1) });
+    });
+    await context.route(`${src}?refused`, (route) => route.abort('failed'));
+    const message = lab().locator('.cell-message');
+    for (const [query, said] of [
+      ['cut', /^The download of GPT-2 from .*\?cut stopped before its end: the connection was cut, or the server sent less than it said \(.*the download ended at byte \d+, before byte \d+\)\. Try again, or download model\.safetensors yourself and open it with the button above\. The model opened before \(.*model\.safetensors\) is still open\.$/],
+      ['refused', /^GPT-2 could not be downloaded from .*\?refused: the server did not answer, it does not let this page read the file \(CORS\), or this page’s Content-Security-Policy does not allow that address\. .* The model opened before \(.*model\.safetensors\) is still open\.$/],
+    ]) {
+      await page.evaluate((url) => { document.querySelector('attention-calc').gpt2Src = url; }, `${src}?${query}`);
+      await message.filter({ hasText: /\S/ }).waitFor({ timeout: 20_000 });
+      assert.match(await message.textContent(), said, query);
+      // The model opened before still runs.
+      await lab().getByLabel('Text GPT-2 reads').fill('A cat');
+      await lab().getByLabel('Text GPT-2 reads').press('Enter');
+      await page.waitForFunction(() => document.querySelector('attention-calc').shadowRoot.querySelectorAll('.token-strip .token').length === 2);
+      await assertLayer(model.run('A cat'), LAST);
+      await lab().getByLabel('Text GPT-2 reads').fill(GPT2_SENTENCE);
+      await lab().getByLabel('Text GPT-2 reads').press('Enter');
+      await page.waitForFunction(() => document.querySelector('attention-calc').shadowRoot.querySelectorAll('.token-strip .token').length === 10);
+    }
+  });
+
   it('the open model is kept in the browser\'s storage: a reload opens it with no request and says so; Forget frees it', async () => {
     const src = `${env.url}models/d64-f32/model.safetensors`;
     await open(` gpt2-src="${src}"`);

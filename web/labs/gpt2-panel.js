@@ -109,6 +109,9 @@ function openError(error, { url }) {
   if (/not a safetensors file|cut short|header/i.test(message)) {
     return `This is not a GPT-2 model.safetensors file, or it is incomplete: ${message}. Download model.safetensors again from Hugging Face (openai-community/gpt2, Files) and open that file.`;
   }
+  if (url && /the download (ended|stopped) at byte/.test(message)) {
+    return `The download of GPT-2 from ${url} stopped before its end: the connection was cut, or the server sent less than it said (${message}). Try again, or download model.safetensors yourself and open it with the button above.`;
+  }
   if (url && (error instanceof TypeError || /fetch|network|CORS/i.test(message))) {
     return `GPT-2 could not be downloaded from ${url}: the server did not answer, it does not let this page read the file (CORS), or this page’s Content-Security-Policy does not allow that address. Download model.safetensors yourself and open it with the button above.`;
   }
