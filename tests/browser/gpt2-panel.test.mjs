@@ -277,6 +277,23 @@ describe('issue 27: the GPT-2 panel (exercise 4)', () => {
     assert.match(await lab().locator('.cell-message').textContent(), /^GPT-2 could not (be opened|be downloaded).*(open it with the button above)\.$/);
   });
 
+  it('far down a page, the panel reads neither gpt2-src nor a stored model until it scrolls into view', async () => {
+    await context.route(`${env.url}models/**`, async (route) => {
+      await route.fulfill({ response: await route.fetch({ url: route.request().url().replace(`${env.url}models/`, files.url) }) });
+    });
+    const workers = [];
+    page.on('worker', (w) => workers.push(w.url()));
+    await page.goto(await coursePage(context, env.url, `<main><h1>A lesson</h1>${'<p>A long lesson’s paragraph.</p>'.repeat(150)}<attention-calc panels="gpt2" gpt2-src="${env.url}models/d64-f32/model.safetensors"></attention-calc></main>`));
+    await page.evaluate(() => customElements.whenDefined('attention-calc'));
+    await page.waitForTimeout(1500);
+    assert.equal(files.requests, 0, 'nothing read before the panel is in view');
+    assert.deepEqual(workers, [], 'no worker started');
+    await page.locator('attention-calc').scrollIntoViewIfNeeded();
+    await waitForHeads();
+    assert.ok(files.requests > 0);
+    assert.deepEqual(problems, []);
+  });
+
   it('a download cut short and a server that refuses this page (CORS, or no answer) are said in the learner\'s words; the previous model stays usable', async () => {
     const src = `${env.url}models/d64-f32/model.safetensors`;
     await open(` gpt2-src="${src}"`);

@@ -293,6 +293,8 @@ export class Gpt2Lab {
       this.modelLine,
       this.storeLine,
       this.view);
+    // Shown now: the element itself waits until it nears the screen (its loading="lazy"), so a
+    // page that holds the panel far down reads no stored model and no gpt2-src before then.
     this.shown(true);
   }
 
