@@ -14,7 +14,7 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { CSP, startServer } from '../../tools/serve.mjs';
 import { serveRange } from '../engines/server.mjs';
 import { launchChromium, openPage } from './chromium.mjs';
-import { coursePage, servedWeb } from './served.mjs';
+import { coursePage, servedPages } from './served.mjs';
 
 const FIXTURE = fileURLToPath(new URL('../../build-fixtures/gpt2/d64-f32/', import.meta.url));
 const MODEL = join(FIXTURE, 'model.safetensors');
@@ -76,14 +76,9 @@ async function waitForMaps(page, layer) {
 const mapNames = (page) => lab(page).getByRole('img', { name: /^GPT-2 layer \d+ head \d+$/ }).evaluateAll((maps) => maps.map((m) => m.getAttribute('aria-label')));
 
 describe('issue 27: the GPT-2 panel in a 320 px column', () => {
-  const env = servedWeb();
+  const env = servedPages();
   let page, problems, context;
-  beforeEach(async () => {
-    ({ page, problems, context } = await openPage(env.browser));
-  });
-  afterEach(async () => {
-    await context.close();
-  });
+  beforeEach(() => ({ page, problems, context } = env));
 
   // The learner's way in: the button opens the file chooser, which takes the model and its config.json.
   async function openFixture() {

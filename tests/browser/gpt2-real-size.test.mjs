@@ -8,10 +8,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
-import { openPage } from './chromium.mjs';
-import { coursePage, servedWeb } from './served.mjs';
+import { coursePage, servedPages } from './served.mjs';
 
 const MODEL = fileURLToPath(new URL('../../build-fixtures/gpt2-small-shaped/model.safetensors', import.meta.url));
 const LATENCY_BUDGET_MS = 50;
@@ -41,16 +40,10 @@ function largestRendererBytes() {
 }
 
 describe('issue 27: GPT-2 small\'s size in the panel', () => {
-  const env = servedWeb();
-  let page, problems, context;
-  beforeEach(async () => {
-    ({ page, problems, context } = await openPage(env.browser));
-  });
-  afterEach(async () => {
-    await context.close();
-  });
+  const env = servedPages();
 
   it('a GPT-2-small-shaped file: time to the first heatmaps and the tab\'s memory; a calculator on the page answers keystrokes while it loads and runs', { timeout: 600_000 }, async () => {
+    const { page, problems, context } = env;
     const path = smallShaped();
     await page.goto(await coursePage(context, env.url, '<attention-calc id="calc" panels="inputs,weights"></attention-calc><attention-calc id="gpt2" panels="gpt2"></attention-calc>'));
     await page.evaluate(async () => {

@@ -1,9 +1,9 @@
 // For a describe() block: serve web/ on localhost and launch Chromium once, for all its tests.
-import { after, before } from 'node:test';
+import { after, afterEach, before, beforeEach } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { CSP, startServer } from '../../tools/serve.mjs';
-import { launchChromium } from './chromium.mjs';
+import { launchChromium, openPage } from './chromium.mjs';
 
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
 
@@ -17,6 +17,21 @@ export function servedWeb() {
   after(async () => {
     await env.browser?.close();
     env.server?.close();
+  });
+  return env;
+}
+
+/**
+ * servedWeb(), and for each test a fresh page in a context of its own (openPage's options), closed
+ * after it: env.page, env.context, env.problems.
+ */
+export function servedPages(options) {
+  const env = servedWeb();
+  beforeEach(async () => {
+    Object.assign(env, await openPage(env.browser, options));
+  });
+  afterEach(async () => {
+    await env.context?.close();
   });
   return env;
 }
