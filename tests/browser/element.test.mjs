@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 import { startServer } from '../../tools/serve.mjs';
 import { readFixture, referenceAttention } from '../js/helpers.mjs';
-import { openPage } from './chromium.mjs';
+import { noProblemsAfterEach, openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
 const spec = readFixture('worked-example.json');
@@ -31,6 +31,7 @@ describe('the <attention-calc> element', () => {
   afterEach(async () => {
     await context.close();
   });
+  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
 
   const scratch = (body, { ctx = context, csp = true } = {}) => coursePage(ctx, env.url, body, { csp });
   // Brings each widget into view in turn, so every lazy one starts, and waits for it.
@@ -389,6 +390,7 @@ describe('the <attention-calc> element', () => {
       // No exception storm: no uncaught error, and at most the browser's one line for the failed request.
       assert.deepEqual(logs.filter((l) => l.startsWith('pageerror')), [], label);
       assert.ok(logs.length <= 1, `${label}: ${logs.join(' | ')}`);
+      logs.length = 0; // provoked, and asserted above: not for noProblemsAfterEach
       await ctx.close();
     }
     // A wrong MIME type on a real .wasm still works: the module is compiled from its bytes.
