@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { readFixture, referenceAttention } from '../js/helpers.mjs';
-import { openPage } from './chromium.mjs';
+import { noProblemsAfterEach, openPage } from './chromium.mjs';
 import { servedWeb } from './served.mjs';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
@@ -21,6 +21,7 @@ const shown = (x) => {
 
 describe('the calculator page', () => {
   const env = servedWeb();
+  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
   let page, problems, context;
   beforeEach(async () => {
     ({ page, problems, context } = await openPage(env.browser));

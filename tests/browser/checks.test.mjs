@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 
-import { openPage } from './chromium.mjs';
+import { noProblemsAfterEach, openPage } from './chromium.mjs';
 import { servedWeb } from './served.mjs';
 
 const SIZE = 320, PAD = 28; // the plot's viewBox and inner margin (plot.js)
@@ -16,6 +16,7 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 
 describe('checks and hull plot', () => {
   const env = servedWeb();
+  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
   let page, problems, context;
   beforeEach(async () => {
     ({ page, problems, context } = await openPage(env.browser));

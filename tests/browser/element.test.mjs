@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 import { startServer } from '../../tools/serve.mjs';
 import { readFixture, referenceAttention } from '../js/helpers.mjs';
-import { openPage } from './chromium.mjs';
+import { noProblemsAfterEach, openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
 const spec = readFixture('worked-example.json');
@@ -31,6 +31,7 @@ describe('the <attention-calc> element', () => {
   afterEach(async () => {
     await context.close();
   });
+  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
 
   const scratch = (body, { ctx = context, csp = true } = {}) => coursePage(ctx, env.url, body, { csp });
   // Brings each widget into view in turn, so every lazy one starts, and waits for it.
@@ -288,6 +289,33 @@ describe('the <attention-calc> element', () => {
     assert.equal(await cellIn(w, 'Output row 2 column 1').textContent(), shown(want.output[1][0]));
   });
 
+  // The inputs the calculator computes with and the inputs attention-change reports are one
+  // (state.js's coreInputs), for every pitfall: what is shown is the core's result for them.
+  it('for every pitfall, attention-change reports the inputs the calculator computed with, and the result shown is the core\'s for those inputs', async () => {
+    await page.goto(await scratch('<attention-calc id="w"></attention-calc>'));
+    await ready();
+    const base = 'q=1,1;0,1;-1,0&k=1,0;0,1;-1,0&v=1,0;0,1;1,1&causal=1&pad=3';
+    for (const pitfall of ['none', 'mask-after-softmax', 'scale-dk', 'no-scale', 'custom-scale']) {
+      const hash = `${base}${pitfall === 'none' ? '' : `&pitfall=${pitfall}`}${pitfall === 'custom-scale' ? '&scale=0.3' : ''}`;
+      const seen = await page.evaluate(async (h) => {
+        const w = document.getElementById('w');
+        const changed = new Promise((resolve) => w.addEventListener('attention-change', (e) => resolve(e.detail), { once: true }));
+        w.hash = h;
+        const detail = await changed;
+        const { coreInputs } = await import(new URL('calc/state.js', document.baseURI).href);
+        const { loadAttention } = await import(new URL('attention.js', document.baseURI).href);
+        const inputs = coreInputs(w.state);
+        const plain = (x) => JSON.parse(JSON.stringify(x, (key, y) => (y === -Infinity ? '-inf' : y)));
+        return plain({ pitfall: w.state.pitfall, reported: detail.inputs, inputs, result: detail.result, shown: w.result, core: (await loadAttention()).attention(inputs) });
+      }, hash);
+      assert.equal(seen.pitfall, pitfall);
+      assert.deepEqual(seen.reported, seen.inputs, `${pitfall}: the event's inputs are coreInputs(state)`);
+      assert.deepEqual(seen.result, seen.core, `${pitfall}: the event's result is the core's for those inputs`);
+      assert.deepEqual(seen.shown, seen.core, `${pitfall}: the result shown is the core's for those inputs`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
   it('the iframe route: state from the hash, and a postMessage API for the embedding page only', async () => {
     // The embedding page is on 127.0.0.1; a second window on localhost (another origin) tries too.
     const hash = 'q=1,1;0,1;-1,0&k=1,0;0,1;-1,0&v=1,0;0,1;1,1&causal=1';
@@ -362,6 +390,7 @@ describe('the <attention-calc> element', () => {
       // No exception storm: no uncaught error, and at most the browser's one line for the failed request.
       assert.deepEqual(logs.filter((l) => l.startsWith('pageerror')), [], label);
       assert.ok(logs.length <= 1, `${label}: ${logs.join(' | ')}`);
+      logs.length = 0; // provoked, and asserted above: not for noProblemsAfterEach
       await ctx.close();
     }
     // A wrong MIME type on a real .wasm still works: the module is compiled from its bytes.

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { afterEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { openPage } from './chromium.mjs';
+import { noProblemsAfterEach, openPage } from './chromium.mjs';
 import { servedWeb } from './served.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -15,6 +15,7 @@ const ARTIFACTS = fileURLToPath(new URL('../../test-results/', import.meta.url))
 
 describe('issue 25 #5: the first screen', () => {
   const env = servedWeb();
+  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
   let context = null;
   afterEach(async () => { await context?.close(); context = null; });
 

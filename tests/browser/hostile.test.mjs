@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 
 import { sentence } from '../../web/calc/last-valid.js';
 import { readFixture } from '../js/helpers.mjs';
-import { openPage } from './chromium.mjs';
+import { noProblemsAfterEach, openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
 const spec = readFixture('worked-example.json');
@@ -69,6 +69,7 @@ const HASHES = [
 
 describe('hostile input through the UI (issue 10)', () => {
   const env = servedWeb();
+  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
   let page, problems, context;
   let fed = 0;
   beforeEach(async () => {

@@ -16,7 +16,7 @@ import { loadAttention } from '../../web/attention.js';
 import { format } from '../../web/calc/format.js';
 import { ROLE_THRESHOLD as THRESHOLD } from '../../web/labs/learned-roles.js';
 import { colour } from '../../web/calc/heatmap.js';
-import { openPage } from './chromium.mjs';
+import { noProblemsAfterEach, openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -27,6 +27,7 @@ const ROLES = [['previousToken', 'previous-token head'], ['induction', 'inductio
 
 describe('issue 14: look inside a trained model', () => {
   const env = servedWeb();
+  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
   let page, problems, context, model;
   before(async () => {
     model = await (await loadAttention()).learnedModel();

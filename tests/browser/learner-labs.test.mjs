@@ -7,13 +7,14 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 
-import { openPage } from './chromium.mjs';
+import { noProblemsAfterEach, openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe('the labs as a learner sees them', () => {
   const env = servedWeb();
+  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
   let page, problems, context;
   beforeEach(async () => {
     ({ page, problems, context } = await openPage(env.browser));

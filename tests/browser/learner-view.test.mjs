@@ -5,13 +5,14 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterEach, describe, it } from 'node:test';
 
-import { openPage } from './chromium.mjs';
+import { noProblemsAfterEach, openPage } from './chromium.mjs';
 import { servedWeb } from './served.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe('issue 18: the learner\'s view', () => {
   const env = servedWeb();
+  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
   let context = null;
   afterEach(async () => { await context?.close(); context = null; });
 

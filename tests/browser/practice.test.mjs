@@ -8,7 +8,7 @@ import { afterEach, describe, it } from 'node:test';
 
 import fc from 'fast-check';
 
-import { openPage } from './chromium.mjs';
+import { noProblemsAfterEach, openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -31,6 +31,7 @@ describe('issue 12: practice mode', () => {
   const env = servedWeb();
   let context = null;
   afterEach(async () => { await context?.close(); context = null; });
+  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
 
   async function open({ hash = '', width = 1280, height = 800, colorScheme = 'light', bypassCSP = false } = {}) {
     let page, problems;
@@ -309,10 +310,8 @@ describe('issue 12: practice mode', () => {
   });
 
   it('issue 25 #3: by touch at 390 px, the "Change sign" key makes the number in a Q cell, a practice cell and a lab cell negative, keeps focus there, and the number is used', async () => {
-    context = await env.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
-    const page = await context.newPage();
-    const problems = [];
-    page.on('pageerror', (e) => problems.push(e.message));
+    let page, problems;
+    ({ context, page, problems } = await openPage(env.browser, { contextOptions: { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } }));
     await page.goto(`${env.url}index.html#${WORKED}`);
     const calc = page.locator('#calculator');
     const focusedIn = (host) => page.locator(host).evaluate((e) => e.shadowRoot.activeElement?.getAttribute('aria-label') ?? null);
