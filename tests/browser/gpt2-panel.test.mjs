@@ -17,7 +17,7 @@ import { format } from '../../web/calc/format.js';
 import { colour } from '../../web/calc/heatmap.js';
 import { ROLES, ROLE_THRESHOLD } from '../../web/labs/learned-roles.js';
 import { GPT2_SENTENCE, gpt2Label, gridText, lessonCheck, pytorchScript, strongestRole } from '../../web/labs/gpt2-panel.js';
-import { openPage } from './chromium.mjs';
+import { noProblemsAfterEach, openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -69,6 +69,7 @@ function fixtureServer() {
 
 describe('issue 27: the GPT-2 panel (exercise 4)', () => {
   const env = servedWeb();
+  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
   let page, problems, context, model, files;
   before(async () => {
     const attn = await loadAttention();
@@ -275,6 +276,9 @@ describe('issue 27: the GPT-2 panel (exercise 4)', () => {
     await open(` gpt2-src="${env.url}models/nothing/model.safetensors"`);
     await lab().locator('.cell-message').filter({ hasText: /\S/ }).waitFor({ timeout: 20_000 });
     assert.match(await lab().locator('.cell-message').textContent(), /^GPT-2 could not (be opened|be downloaded).*(open it with the button above)\.$/);
+    // The browser's own line for the 404, the one error this test provokes.
+    assert.ok(problems.length > 0 && problems.every((p) => /status of 404/.test(p)), problems.join('\n'));
+    problems.length = 0;
   });
 
   it('far down a page, the panel reads neither gpt2-src nor a stored model until it scrolls into view', async () => {

@@ -3,7 +3,7 @@ import { after, afterEach, before, beforeEach } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { CSP, startServer } from '../../tools/serve.mjs';
-import { launchChromium, openPage } from './chromium.mjs';
+import { launchChromium, noProblemsAfterEach, openPage } from './chromium.mjs';
 
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
 
@@ -23,10 +23,12 @@ export function servedWeb() {
 
 /**
  * servedWeb(), and for each test a fresh page in a context of its own (openPage's options), closed
- * after it: env.page, env.context, env.problems.
+ * after it, and checked for console errors and uncaught exceptions: env.page, env.context,
+ * env.problems.
  */
 export function servedPages(options) {
   const env = servedWeb();
+  noProblemsAfterEach();
   beforeEach(async () => {
     Object.assign(env, await openPage(env.browser, options));
   });
