@@ -2,13 +2,14 @@
 // calculator page, offline. Run by `npm run build` (after tools/build.sh built the wasm).
 //
 //   dist/attention-calc.js     the element (an ES module; imports the shared chunks)
+//   dist/attention.js          the JS API alone (attention-calc/attention.js), one minified file
 //   dist/chunk-*.js            code shared by the element's lazily loaded panels
 //   dist/{heads,cost,scaling,construct,learned,gpt2-panel}-*.js   the labs, each loaded the first time it is shown
 //   dist/gpt2-*.js             GPT-2 from a model.safetensors (attn.openGpt2), loaded by the GPT-2 panel
 //   dist/learned-train-*.js    "Train in this browser", loaded by the learned-heads panel
 //   dist/labs/learned-worker.js   its module worker, a bundle of its own (new Worker(url) needs a
 //                              file; sharing chunks with the element would split the calculator's)
-//   dist/labs/learned-train.css   its stylesheet;  dist/learned-heads.bin: the shipped checkpoint,
+//   dist/learned-heads.bin     the shipped checkpoint,
 //                              where attention.js (bundled into a chunk at the top) looks for it
 //   dist/frame.html, frame.js  the iframe route;  index.html, main.js: the calculator page;
 //   dist/embed.html, embed.js  the embedding guide
@@ -18,7 +19,10 @@
 //   (the formulas are MathML typeset at build time, web/vendor/tex-formulas.js, bundled in)
 //
 // Every file keeps its path relative to the entry points, so the element finds its assets in
-// dist/ exactly as it does in web/.
+// dist/ exactly as it does in web/: web/assets.js names each by a literal
+// new URL('./…', import.meta.url) or import('./wasm/….mjs'), which Rollup and esbuild leave as
+// they are (the glue stays a file of dist/wasm/), and it lands in a top-level chunk. A site's
+// bundler then follows those literals in dist/ and copies the files itself.
 import { build, transform } from 'esbuild';
 import { rollup } from 'rollup';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -32,7 +36,7 @@ const DIST = join(ROOT, 'dist');
 const WORKER = 'labs/learned-worker.js'; // web/labs/learned-train.js starts it from asset(WORKER)
 const ENTRIES = ['attention-calc.js', 'frame.js', 'main.js', 'embed.js'];
 const COPIED = ['index.html', 'frame.html', 'embed.html', 'style.css', 'frame.css', 'embed.css', 'favicon.svg',
-  'attention.d.ts', 'attention-calc.d.ts', 'calc/calculator.css', 'labs/labs.css', 'labs/learned-train.css',
+  'attention.d.ts', 'attention-calc.d.ts', 'calc/calculator.css', 'labs/labs.css',
   'learned-heads.bin', 'wasm'];
 
 for (const required of ['wasm/attention-simd.wasm', 'wasm/attention-scalar.wasm', 'wasm/calculator-simd.wasm', 'wasm/calculator-scalar.wasm', 'wasm/learned-simd.wasm', 'wasm/learned-scalar.wasm', 'vendor/tex-formulas.js', 'learned-heads.bin']) {
@@ -59,10 +63,19 @@ const noNodeBuiltins = {
   },
 };
 
+// web/assets.js's import('./wasm/<module>-<variant>.mjs'): left to the site's bundler.
+const GLUE = /^\.{1,2}\/wasm\/[\w-]+\.mjs$/;
+const glueStaysAFile = {
+  name: 'glue-stays-a-file',
+  setup(b) {
+    b.onResolve({ filter: GLUE }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
 rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
 // What every bundle here is built with: minified ES modules, no Node built-ins.
-const BUNDLE = { bundle: true, format: 'esm', target: 'es2022', minify: true, legalComments: 'none', plugins: [noNodeBuiltins], logLevel: 'warning' };
+const BUNDLE = { bundle: true, format: 'esm', target: 'es2022', minify: true, legalComments: 'none', plugins: [noNodeBuiltins, glueStaysAFile], logLevel: 'warning' };
 // The element, bundled by Rollup: whatever the element imports statically sits in
 // attention-calc.js, one response, and its panels' lazy imports (plot, checks, exporters,
 // practice, the labs) come in chunks that import what they share with it from that file.
@@ -76,6 +89,10 @@ const rolled = await rollup({
     name: 'no-node-builtins',
     resolveId: (id) => (id.startsWith('node:') ? `\0${id}` : null),
     load: (id) => (id.startsWith('\0node:') ? nodeBuiltinStub(id.slice(1)) : null),
+  }, {
+    // The Emscripten glue stays dist/wasm/*.mjs, imported as it is (minified below), beside its wasm.
+    name: 'glue-stays-a-file',
+    resolveId: (id) => (GLUE.test(id) ? { id, external: true } : null),
   }],
   onwarn(warning, warn) { if (warning.code !== 'CIRCULAR_DEPENDENCY') warn(warning); },
 });
@@ -115,16 +132,48 @@ await build({
 // with the element, which would then come as a chunk of its own, costing every embed 1.2 KB gzip
 // (measured, panels="weights"); alone it carries its own copy, fetched only when training starts.
 // It is given the wasm folder's URL by the page, so its own import.meta.url does not matter.
-await build({ ...BUNDLE, entryPoints: [join(WEB, WORKER)], outfile: join(DIST, WORKER) });
+// It sits in dist/labs/, one folder down: its copy of web/assets.js names the files from there
+// (../wasm/…), so a site's bundler, which bundles the worker as a worker, finds them too; and it
+// names only the two modules it loads.
+const assetsFromLabs = {
+  name: 'assets-from-labs',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]web[\\/]assets\.js$/ }, (args) => ({
+      contents: readFileSync(args.path, 'utf8').replace(/\((['"])\.\/(?=[\w-]+[/.])/g, '($1../')
+        // It trains with the full core and the learned heads' module: a bundler that inlines the
+        // worker's imports (Vite's iife workers) need not carry the calculator's or GPT-2's glue.
+        .split('\n').filter((line) => !/^\s*'wasm\/(calculator|gpt2)-/.test(line)).join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+await build({ ...BUNDLE, plugins: [...BUNDLE.plugins, assetsFromLabs], entryPoints: [join(WEB, WORKER)], outfile: join(DIST, WORKER) });
+// The JS API alone (attention-calc/attention.js): one minified file beside the element, loading the
+// same dist/wasm/ (the GPT-2 reader, import('./gpt2.js'), inlined: it is the API's to load).
+await build({ ...BUNDLE, entryPoints: [join(WEB, 'attention.js')], outfile: join(DIST, 'attention.js') });
 // Copies, never links: dist/ files are rewritten below and must not write through to web/.
 for (const path of COPIED) cpSync(join(WEB, path), join(DIST, path), { recursive: true, dereference: true });
 // Emscripten's JS glue comes out readable, the stylesheet commented: minified, each is a quarter
 // smaller over the wire.
-const minified = [...readdirSync(join(DIST, 'wasm')).filter((n) => n.endsWith('.mjs')).map((n) => join(DIST, 'wasm', n)), join(DIST, 'calc/calculator.css'), join(DIST, 'labs/labs.css'), join(DIST, 'labs/learned-train.css')];
+const minified = [...readdirSync(join(DIST, 'wasm')).filter((n) => n.endsWith('.mjs')).map((n) => join(DIST, 'wasm', n)), join(DIST, 'calc/calculator.css'), join(DIST, 'labs/labs.css')];
 for (const path of minified) {
   const loader = path.endsWith('.css') ? 'css' : 'js';
   const { code } = await transform(readFileSync(path, 'utf8'), { loader, format: loader === 'js' ? 'esm' : undefined, target: 'es2022', minify: true, legalComments: 'none' });
   writeFileSync(path, code);
+}
+
+// import(url) of a computed URL (the glue under an author's base URL) keeps the comments that
+// tell a site's bundler to leave it alone, which minifying dropped: webpack would otherwise warn
+// "Critical dependency: the request of a dependency is an expression" and replace it by a
+// module context that cannot load the file.
+const walk = (dir) => readdirSync(dir).flatMap((name) => {
+  const path = join(dir, name);
+  return statSync(path).isDirectory() ? walk(path) : [path];
+});
+for (const path of walk(DIST).filter((f) => f.endsWith('.js'))) {
+  const code = readFileSync(path, 'utf8');
+  const kept = code.replace(/\bimport\((?!["'`]|\/\*)/g, 'import(/* webpackIgnore: true */ /* @vite-ignore */ ');
+  if (kept !== code) writeFileSync(path, kept);
 }
 
 // Sizes: our own JS, the stylesheet, the wasm of each build, as a static host gzips them (level 6).
@@ -142,7 +191,7 @@ const ourJs = all.filter((f) => f.endsWith('.js'));
 // The widget is everything but the three pages' own entry points; the labs' chunks load only
 // when a widget's panels name them.
 const pageEntries = ENTRIES.filter((e) => e !== 'attention-calc.js').map((e) => join(DIST, e));
-const widgetJs = ourJs.filter((f) => !pageEntries.includes(f) && f !== join(DIST, WORKER));
+const widgetJs = ourJs.filter((f) => !pageEntries.includes(f) && f !== join(DIST, WORKER) && f !== join(DIST, 'attention.js'));
 // The learned-heads panel's files, each fetched only once the panel is shown (the training chunk
 // and the worker: once "Train in this browser" is pressed), from esbuild's record of which chunks
 // each entry and lazy chunk imports: the files only they load, beyond the element's own.
@@ -198,7 +247,7 @@ const checkpoint = [join(DIST, 'learned-heads.bin')];
 const names = (list) => list.map((f) => f.slice(DIST.length + 1)).join(', ');
 console.log('  the learned-heads panel (panels="learned"), each part loaded only when shown, beyond the calculator\'s files:');
 console.log(`    panel chunk (${names(panelFiles)}):  ${kb(measure(panelFiles))}`);
-console.log(`    training chunk (${names(trainFiles)}), its stylesheet:  ${kb(measure(trainFiles))}, ${kb(measure([join(DIST, 'labs/learned-train.css')]))}`);
+console.log(`    training chunk (${names(trainFiles)}) (its styles are in labs/labs.css):  ${kb(measure(trainFiles))}`);
 console.log(`    worker (${names(workerFiles)}):  ${kb(measure(workerFiles))}`);
 console.log(`    learned wasm, SIMD / scalar (.wasm + .mjs):  ${kb(measure(learnedSimd))} / ${kb(measure(learnedScalar))}`);
 console.log(`    checkpoint (learned-heads.bin):  ${kb(measure(checkpoint))}`);
