@@ -27,12 +27,17 @@ const shown = (x) => {
 describe('issue 11 #8: <attention-calc> in sites built with generators from npm', { timeout: 300_000 }, () => {
   const served = {};
   let out, browser, page, problems, context, responses;
+  const started = performance.now();
   before(async () => {
-    ({ out } = buildSites());
+    // Issue 28: what the install and the builds cost this run (all cached: npm pack alone).
+    let built, seconds;
+    ({ out, built, seconds } = buildSites());
+    console.log(`sites: ${built.length ? `built ${built.join(', ')}` : 'every site cached'}; ${Object.entries(seconds).map(([step, s]) => `${step} ${s} s`).join(', ')}`);
     for (const site of SITES) served[site] = await startServer({ root: out[site] });
     browser = await launchChromium();
   }, { timeout: 300_000 });
   after(async () => {
+    console.log(`sites.test.mjs: ${((performance.now() - started) / 1000).toFixed(1)} s in all`);
     await browser?.close();
     for (const { server } of Object.values(served)) server.close();
   });
@@ -228,6 +233,78 @@ describe('issue 11 #8: <attention-calc> in sites built with generators from npm'
     } finally {
       platform.server.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // Issue 28: a site whose bundler handles the package by itself: `import 'attention-calc'` and
+  // the tags, nothing copied by hand. The first widget shows the worked example; the second's
+  // labs load (the learned heads' checkpoint and, once training starts, the worker and its
+  // wasm); every file comes from the site under /course/, as the bundler copied it; nothing 404s
+  // and nothing is logged as an error.
+  const LABS = ['Multi-head attention', 'Cost', 'The √d_k experiment', 'Look inside a trained model'];
+  async function bundledSite(base) {
+    await page.goto(`${base}course/`);
+    const widgets = page.locator('attention-calc');
+    const started = await page.evaluate(() => Promise.race([
+      customElements.whenDefined('attention-calc').then(() => Promise.all([...document.querySelectorAll('attention-calc')].map((e) => {
+        e.scrollIntoView();
+        return e.ready;
+      }))).then(() => true),
+      new Promise((resolve) => setTimeout(() => resolve(false), 30_000)),
+    ]));
+    assert.ok(started, `the elements started (${problems.join('; ') || 'no console error'})`);
+    const first = widgets.first();
+    for (let i = 1; i <= 3; i++) {
+      for (let j = 1; j <= 3; j++) {
+        assert.equal(await first.getByLabel(`Weights row ${i} column ${j}`, { exact: true }).textContent(),
+          shown(spec.no_mask.weights[i - 1][j - 1]), `weights row ${i} column ${j}`);
+      }
+    }
+    const labs = widgets.nth(1);
+    for (const name of LABS) await labs.getByRole('group', { name, exact: true }).waitFor({ timeout: 20_000 });
+    await labs.locator('figure.learned-head').first().waitFor({ timeout: 20_000 }); // the checkpoint loaded
+    const train = labs.getByRole('button', { name: 'Train in this browser' });
+    await train.waitFor({ timeout: 20_000 });
+    await train.click();
+    await page.waitForFunction(() => document.querySelectorAll('attention-calc')[1].shadowRoot.querySelector('.train-progress')?.textContent.includes('steps/s'), null, { timeout: 30_000 });
+    const mine = responses.filter(([, url]) => url.startsWith(base));
+    assert.deepEqual(mine.filter(([status, url]) => status >= 400 || !new URL(url).pathname.startsWith('/course/')), [],
+      'every request to the site is under /course/ and answered');
+    const wasm = mine.filter(([, url]) => url.endsWith('.wasm')).map(([, url]) => new URL(url).pathname);
+    // A page with a lab loads the full core for every widget on it (issue 25), and the learned heads'.
+    // (webpack names a file by its content's hash alone: two different files, then.)
+    assert.equal(new Set(wasm).size, 2, `the full core's and the learned heads' wasm, from the site: ${wasm.join(', ')}`);
+    if (!/\/[0-9a-f]{20}\.wasm$/.test(wasm[0])) {
+      assert.ok(wasm.some((p) => /\/attention-simd[^/]*\.wasm$/.test(p)) && wasm.some((p) => /\/learned-simd[^/]*\.wasm$/.test(p)), wasm.join(', '));
+    }
+    assert.deepEqual(problems, []);
+  }
+
+  it(`issue 28: Vite ${versionOf('vite')}, production build: \`import 'attention-calc'\` alone; the worked example, the labs, training; every file copied by Vite`, { timeout: 90_000 }, async () => {
+    await bundledSite(served.vite.url);
+  });
+
+  it(`issue 28: webpack ${versionOf('webpack')}, production build: \`import 'attention-calc'\` alone; the worked example, the labs, training; every file copied by webpack`, { timeout: 90_000 }, async () => {
+    await bundledSite(served.webpack.url);
+  });
+
+  it('issue 28: Vite\'s dev server: the same page works in `vite` (the dependency optimizer moves the package\'s code; its files are still found)', { timeout: 90_000 }, async () => {
+    const dev = spawn(join(ROOT, 'tools/sites/node_modules/.bin/vite'), ['vite', '--port', '0', '--base', '/course/'],
+      { cwd: join(ROOT, 'tools/sites'), stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let said = '';
+      const url = await new Promise((resolve, reject) => {
+        dev.stdout.on('data', (chunk) => {
+          said += chunk;
+          const local = /Local:\s+(http:\S+)/.exec(said.replace(/\x1b\[[0-9;]*m/g, ''));
+          if (local) resolve(local[1]);
+        });
+        dev.on('exit', (code) => reject(new Error(`vite exited (${code}): ${said}`)));
+      });
+      assert.ok(url.endsWith('/course/'), url);
+      await bundledSite(url.slice(0, -'course/'.length));
+    } finally {
+      dev.kill();
     }
   });
 
