@@ -288,6 +288,17 @@ describe('issue 11 #8: <attention-calc> in sites built with generators from npm'
     await bundledSite(served.webpack.url);
   });
 
+  it('issue 28: the strict CSP (script-src \'self\' \'wasm-unsafe-eval\', style-src \'self\') holds in the Vite and webpack builds: no inline script or style, no data: URL, no eval', { timeout: 120_000 }, async () => {
+    await context.close();
+    ({ context, page, problems } = await openPage(browser)); // the server's CSP header, enforced
+    await context.route('**/favicon.ico', (route) => route.fulfill({ status: 204 }));
+    page.on('response', (r) => responses.push([r.status(), r.url()]));
+    for (const site of ['vite', 'webpack']) {
+      await bundledSite(served[site].url);
+      await page.goto('about:blank');
+    }
+  });
+
   it('issue 28: Vite\'s dev server: the same page works in `vite` (the dependency optimizer moves the package\'s code; its files are still found)', { timeout: 90_000 }, async () => {
     const dev = spawn(join(ROOT, 'tools/sites/node_modules/.bin/vite'), ['vite', '--port', '0', '--base', '/course/'],
       { cwd: join(ROOT, 'tools/sites'), stdio: ['ignore', 'pipe', 'pipe'] });
