@@ -322,7 +322,8 @@ describe('issue 11 #8: <attention-calc> in sites built with generators from npm'
   it('issue 11 #8: docs/embedding.md shows each site\'s snippet exactly as the sites are built from it', () => {
     const doc = readFileSync(join(ROOT, 'docs/embedding.md'), 'utf8');
     for (const file of ['vitepress/.vitepress/config.mjs', 'vitepress/index.md',
-      'docusaurus/docusaurus.config.mjs', 'docusaurus/docs/index.md', 'reveal/index.html', 'reveal/deck.js', 'iframe/lesson.html']) {
+      'docusaurus/docusaurus.config.mjs', 'docusaurus/docs/index.md', 'reveal/index.html', 'reveal/deck.js', 'iframe/lesson.html',
+      'vite/main.js', 'vite/index.html']) {
       const text = readFileSync(join(ROOT, 'tools/sites', file), 'utf8').trimEnd();
       assert.ok(doc.includes(text), `docs/embedding.md holds tools/sites/${file} verbatim`);
     }
