@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
@@ -268,7 +269,8 @@ describe('issue 11 #8: <attention-calc> in sites built with generators from npm'
     await train.click();
     await page.waitForFunction(() => document.querySelectorAll('attention-calc')[1].shadowRoot.querySelector('.train-progress')?.textContent.includes('steps/s'), null, { timeout: 30_000 });
     const mine = responses.filter(([, url]) => url.startsWith(base));
-    assert.deepEqual(mine.filter(([status, url]) => status >= 400 || !new URL(url).pathname.startsWith('/course/')), [],
+    // (Next's basePath page is /course itself.)
+    assert.deepEqual(mine.filter(([status, url]) => status >= 400 || !/^\/course(\/|$)/.test(new URL(url).pathname)), [],
       'every request to the site is under /course/ and answered');
     const wasm = mine.filter(([, url]) => url.endsWith('.wasm')).map(([, url]) => new URL(url).pathname);
     // A page with a lab loads the full core for every widget on it (issue 25), and the learned heads'.
@@ -296,6 +298,33 @@ describe('issue 11 #8: <attention-calc> in sites built with generators from npm'
     for (const site of ['vite', 'webpack']) {
       await bundledSite(served[site].url);
       await page.goto('about:blank');
+    }
+  });
+
+  it(`issue 28: Next.js ${versionOf('next')}, app router, rendered on the server (\`next build\`, \`next start\`): a client component's \`import 'attention-calc'\`; the worked example, the labs, training, no hydration warning`, { timeout: 120_000 }, async () => {
+    const port = await new Promise((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address();
+        probe.close(() => resolve(free));
+      });
+    });
+    const server = spawn(join(ROOT, 'tools/sites/node_modules/.bin/next'), ['start', 'next', '--port', String(port), '--hostname', '127.0.0.1'],
+      { cwd: join(ROOT, 'tools/sites'), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' }, detached: true });
+    try {
+      let said = '';
+      await new Promise((resolve, reject) => {
+        server.stdout.on('data', (chunk) => {
+          said += chunk;
+          if (/Ready in/.test(said)) resolve();
+        });
+        server.on('exit', (code) => reject(new Error(`next start exited (${code}): ${said}`)));
+      });
+      // The page as the server rendered it holds the tags, before any script ran.
+      const html = await (await fetch(`http://127.0.0.1:${port}/course`)).text();
+      assert.equal(html.match(/<attention-calc\b/g)?.length, 2, 'the server rendered both tags');
+      await bundledSite(`http://127.0.0.1:${port}/`);
+    } finally {
+      process.kill(-server.pid); // next start and the server it forks
     }
   });
 

@@ -8,6 +8,8 @@
 //   vite/         Vite (vanilla), base /course/: `import 'attention-calc'` and the tags, nothing
 //                 copied by hand (issue 28: Vite finds the package's files and copies them)
 //   webpack/      webpack 5, the same page: the bundle and what webpack copied, under /course/
+//   next/         Next.js, app router, basePath /course: `next build` here (next/.next/); the test
+//                 serves it with `next start`, rendering on the server
 //
 // Each site is written to .out/<site>/, to be served from its root: the site itself is under
 // course/. The generators are pinned in package.json + package-lock.json; docs/embedding.md
@@ -30,12 +32,12 @@ const OUT = join(HERE, '.out');
 const MODULES = join(HERE, 'node_modules');
 const PACKAGE = join(MODULES, 'attention-calc');
 
-export const SITES = ['vitepress', 'docusaurus', 'reveal', 'iframe', 'vite', 'webpack'];
+export const SITES = ['vitepress', 'docusaurus', 'reveal', 'iframe', 'vite', 'webpack', 'next'];
 
 // Where each site's generator reads static files from: the package's dist/ is copied there.
 const STATIC = { vitepress: 'vitepress/public/attention-calc', docusaurus: 'docusaurus/static/attention-calc' };
 // Written by the generators or by this script inside a site's folder: not part of its sources.
-const GENERATED = new Set([...Object.values(STATIC), 'vitepress/.vitepress/cache', 'docusaurus/.docusaurus', 'vite/node_modules']);
+const GENERATED = new Set([...Object.values(STATIC), 'vitepress/.vitepress/cache', 'docusaurus/.docusaurus', 'vite/node_modules', 'next/.next', 'next/next-env.d.ts']);
 
 const sha = (...parts) => parts.reduce((h, p) => h.update(p), createHash('sha256')).digest('hex');
 const readStamp = (path) => (existsSync(path) ? readFileSync(path, 'utf8') : null);
@@ -49,7 +51,7 @@ function npm(args, cwd) {
 
 function run(bin, args) {
   execFileSync(join(MODULES, '.bin', bin), args, {
-    cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_UPDATE_NOTIFIER: '1', DOCUSAURUS_NO_UPDATE_NOTIFIER: '1' },
+    cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_UPDATE_NOTIFIER: '1', DOCUSAURUS_NO_UPDATE_NOTIFIER: '1', NEXT_TELEMETRY_DISABLED: '1' },
   });
 }
 
@@ -90,6 +92,12 @@ const BUILDERS = {
   },
   webpack(out) {
     execFileSync(process.execPath, [join(HERE, 'webpack/build.mjs'), join(out, 'course')], { cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'] });
+  },
+  next(out) {
+    run('next', ['build', 'next']);
+    // Served by `next start next` from next/.next/: the output folder only records the build.
+    mkdirSync(join(out, 'course'), { recursive: true });
+    writeFileSync(join(out, 'course', 'built-by-next.txt'), 'next build wrote tools/sites/next/.next/; serve it with next start\n');
   },
   iframe(out) {
     // The widget's host serves dist/ at /course/attention-calc/; the platform's page (another
