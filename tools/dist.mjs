@@ -136,14 +136,27 @@ await build({
 // It sits in dist/labs/, one folder down: its copy of web/assets.js names the files from there
 // (../wasm/…), so a site's bundler, which bundles the worker as a worker, finds them too; and it
 // names only the two modules it loads.
+// Its glue is imported statically, not by import(): Vite before 8 builds workers as iife, which
+// cannot hold a dynamic import ("Invalid value "iife" for option "worker.format" - UMD and IIFE
+// output formats are not supported for code-splitting builds", Vite 6 in Astro 5). It trains with
+// the full core and the learned heads' module alone, so it names neither the calculator's nor GPT-2's.
+function workerAssets(source) {
+  const imports = [];
+  const lines = source.replace(/\((['"])\.\/(?=[\w-]+[/.])/g, '($1../').split('\n')
+    .filter((line) => !/^\s*'wasm\/(calculator|gpt2)-/.test(line))
+    .map((line) => line.replace(/\(\) => import\((['"])(\.\.\/wasm\/([\w-]+)\.mjs)\1\)/, (_, quote, path, name) => {
+      const id = `glue_${name.replace(/-/g, '_')}`;
+      imports.push(`import * as ${id} from ${quote}${path}${quote};`);
+      return `() => Promise.resolve(${id})`;
+    }));
+  if (imports.length !== 4) throw new Error(`web/assets.js: expected 4 glue imports for the worker, found ${imports.length}`);
+  return [...imports, ...lines].join('\n');
+}
 const assetsFromLabs = {
   name: 'assets-from-labs',
   setup(b) {
     b.onLoad({ filter: /[\\/]web[\\/]assets\.js$/ }, (args) => ({
-      contents: readFileSync(args.path, 'utf8').replace(/\((['"])\.\/(?=[\w-]+[/.])/g, '($1../')
-        // It trains with the full core and the learned heads' module: a bundler that inlines the
-        // worker's imports (Vite's iife workers) need not carry the calculator's or GPT-2's glue.
-        .split('\n').filter((line) => !/^\s*'wasm\/(calculator|gpt2)-/.test(line)).join('\n'),
+      contents: workerAssets(readFileSync(args.path, 'utf8')),
       loader: 'js',
     }));
   },
