@@ -2,6 +2,7 @@
 // calculator page, offline. Run by `npm run build` (after tools/build.sh built the wasm).
 //
 //   dist/attention-calc.js     the element (an ES module; imports the shared chunks)
+//   dist/attention.js          the JS API alone (attention-calc/attention.js), one minified file
 //   dist/chunk-*.js            code shared by the element's lazily loaded panels
 //   dist/{heads,cost,scaling,construct,learned,gpt2-panel}-*.js   the labs, each loaded the first time it is shown
 //   dist/gpt2-*.js             GPT-2 from a model.safetensors (attn.openGpt2), loaded by the GPT-2 panel
@@ -10,7 +11,7 @@
 //                              file; sharing chunks with the element would split the calculator's)
 //   dist/labs/gpt2-worker.js   the GPT-2 panel's module worker (GPT-2's module, the open model,
 //                              its runs and its copy in the browser's storage), a bundle of its own
-//   dist/labs/learned-train.css   its stylesheet;  dist/learned-heads.bin: the shipped checkpoint,
+//   dist/learned-heads.bin     the shipped checkpoint,
 //                              where attention.js (bundled into a chunk at the top) looks for it
 //   dist/frame.html, frame.js  the iframe route;  index.html, main.js: the calculator page;
 //   dist/embed.html, embed.js  the embedding guide
@@ -20,7 +21,11 @@
 //   (the formulas are MathML typeset at build time, web/vendor/tex-formulas.js, bundled in)
 //
 // Every file keeps its path relative to the entry points, so the element finds its assets in
-// dist/ exactly as it does in web/.
+// dist/ exactly as it does in web/: web/assets.js names each by a literal
+// new URL('./…', import.meta.url) or import('./wasm/….mjs'), which Rollup and esbuild leave as
+// they are (the glue stays a file of dist/wasm/), and it lands in a top-level chunk. A site's
+// bundler then follows those literals in dist/ and copies the files itself.
+import { execFileSync } from 'node:child_process';
 import { build, transform } from 'esbuild';
 import { rollup } from 'rollup';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -31,11 +36,11 @@ import { gzipSync } from 'node:zlib';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WEB = join(ROOT, 'web');
 const DIST = join(ROOT, 'dist');
-const WORKER = 'labs/learned-worker.js'; // web/labs/learned-train.js starts it from asset(WORKER)
-const GPT2_WORKER = 'labs/gpt2-worker.js'; // web/labs/gpt2-remote.js starts it from asset(GPT2_WORKER)
+const WORKER = 'labs/learned-worker.js'; // the training worker, started by trainingWorker() in web/assets.js
+const GPT2_WORKER = 'labs/gpt2-worker.js'; // the GPT-2 panel's, started by gpt2Worker() in web/assets.js
 const ENTRIES = ['attention-calc.js', 'frame.js', 'main.js', 'embed.js'];
 const COPIED = ['index.html', 'frame.html', 'embed.html', 'style.css', 'frame.css', 'embed.css', 'favicon.svg',
-  'attention.d.ts', 'attention-calc.d.ts', 'calc/calculator.css', 'labs/labs.css', 'labs/learned-train.css',
+  'attention.d.ts', 'attention-calc.d.ts', 'react.d.ts', 'vue.d.ts', 'calc/calculator.css', 'labs/labs.css',
   'learned-heads.bin', 'wasm'];
 
 for (const required of ['wasm/attention-simd.wasm', 'wasm/attention-scalar.wasm', 'wasm/calculator-simd.wasm', 'wasm/calculator-scalar.wasm', 'wasm/learned-simd.wasm', 'wasm/learned-scalar.wasm', 'vendor/tex-formulas.js', 'learned-heads.bin']) {
@@ -62,10 +67,19 @@ const noNodeBuiltins = {
   },
 };
 
+// web/assets.js's import('./wasm/<module>-<variant>.mjs'): left to the site's bundler.
+const GLUE = /^\.{1,2}\/wasm\/[\w-]+\.mjs$/;
+const glueStaysAFile = {
+  name: 'glue-stays-a-file',
+  setup(b) {
+    b.onResolve({ filter: GLUE }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
 rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
 // What every bundle here is built with: minified ES modules, no Node built-ins.
-const BUNDLE = { bundle: true, format: 'esm', target: 'es2022', minify: true, legalComments: 'none', plugins: [noNodeBuiltins], logLevel: 'warning' };
+const BUNDLE = { bundle: true, format: 'esm', target: 'es2022', minify: true, legalComments: 'none', plugins: [noNodeBuiltins, glueStaysAFile], logLevel: 'warning' };
 // The element, bundled by Rollup: whatever the element imports statically sits in
 // attention-calc.js, one response, and its panels' lazy imports (plot, checks, exporters,
 // practice, the labs) come in chunks that import what they share with it from that file.
@@ -79,6 +93,10 @@ const rolled = await rollup({
     name: 'no-node-builtins',
     resolveId: (id) => (id.startsWith('node:') ? `\0${id}` : null),
     load: (id) => (id.startsWith('\0node:') ? nodeBuiltinStub(id.slice(1)) : null),
+  }, {
+    // The Emscripten glue stays dist/wasm/*.mjs, imported as it is (minified below), beside its wasm.
+    name: 'glue-stays-a-file',
+    resolveId: (id) => (GLUE.test(id) ? { id, external: true } : null),
   }],
   onwarn(warning, warn) { if (warning.code !== 'CIRCULAR_DEPENDENCY') warn(warning); },
 });
@@ -118,18 +136,64 @@ await build({
 // with the element, which would then come as a chunk of its own, costing every embed 1.2 KB gzip
 // (measured, panels="weights"); alone it carries its own copy, fetched only when training starts.
 // It is given the wasm folder's URL by the page, so its own import.meta.url does not matter.
-await build({ ...BUNDLE, entryPoints: [join(WEB, WORKER)], outfile: join(DIST, WORKER) });
+// It sits in dist/labs/, one folder down: its copy of web/assets.js names the files from there
+// (../wasm/…), so a site's bundler, which bundles the worker as a worker, finds them too; and it
+// names only the modules it loads. The GPT-2 panel's worker is built the same way.
+// Its glue is imported statically, not by import(): Vite before 8 builds workers as iife, which
+// cannot hold a dynamic import ("Invalid value "iife" for option "worker.format" - UMD and IIFE
+// output formats are not supported for code-splitting builds", Vite 6 in Astro 5). It trains with
+// the full core and the learned heads' module alone, so it names neither the calculator's nor GPT-2's;
+// the GPT-2 worker names GPT-2's alone (its wasm, glue and tokenizer).
+function workerAssets(source, modules) {
+  const imports = [];
+  const lines = source.replace(/\((['"])\.\/(?=[\w-]+[/.])/g, '($1../').split('\n')
+    .filter((line) => !/^\s*'wasm\/(\w+)-/.test(line) || modules.includes(/^\s*'wasm\/(\w+)-/.exec(line)[1]))
+    .map((line) => line.replace(/\(\) => import\((['"])(\.\.\/wasm\/([\w-]+)\.mjs)\1\)/, (_, quote, path, name) => {
+      const id = `glue_${name.replace(/-/g, '_')}`;
+      imports.push(`import * as ${id} from ${quote}${path}${quote};`);
+      return `() => Promise.resolve(${id})`;
+    }));
+  if (imports.length !== 2 * modules.length) throw new Error(`web/assets.js: expected ${2 * modules.length} glue imports for a worker of ${modules.join(' and ')}, found ${imports.length}`);
+  return [...imports, ...lines].join('\n');
+}
+const assetsFromLabs = (modules) => ({
+  name: 'assets-from-labs',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]web[\\/]assets\.js$/ }, (args) => ({
+      contents: workerAssets(readFileSync(args.path, 'utf8'), modules),
+      loader: 'js',
+    }));
+  },
+});
+await build({ ...BUNDLE, plugins: [...BUNDLE.plugins, assetsFromLabs(['attention', 'learned'])], entryPoints: [join(WEB, WORKER)], outfile: join(DIST, WORKER) });
 // The GPT-2 panel's worker, likewise: it holds gpt2.js's code, which the panel's chunk then does not.
-await build({ ...BUNDLE, entryPoints: [join(WEB, GPT2_WORKER)], outfile: join(DIST, GPT2_WORKER) });
+await build({ ...BUNDLE, plugins: [...BUNDLE.plugins, assetsFromLabs(['gpt2'])], entryPoints: [join(WEB, GPT2_WORKER)], outfile: join(DIST, GPT2_WORKER) });
+// The JS API alone (attention-calc/attention.js): one minified file beside the element, loading the
+// same dist/wasm/ (the GPT-2 reader, import('./gpt2.js'), inlined: it is the API's to load).
+await build({ ...BUNDLE, entryPoints: [join(WEB, 'attention.js')], outfile: join(DIST, 'attention.js') });
 // Copies, never links: dist/ files are rewritten below and must not write through to web/.
 for (const path of COPIED) cpSync(join(WEB, path), join(DIST, path), { recursive: true, dereference: true });
 // Emscripten's JS glue comes out readable, the stylesheet commented: minified, each is a quarter
 // smaller over the wire.
-const minified = [...readdirSync(join(DIST, 'wasm')).filter((n) => n.endsWith('.mjs')).map((n) => join(DIST, 'wasm', n)), join(DIST, 'calc/calculator.css'), join(DIST, 'labs/labs.css'), join(DIST, 'labs/learned-train.css')];
+const minified = [...readdirSync(join(DIST, 'wasm')).filter((n) => n.endsWith('.mjs')).map((n) => join(DIST, 'wasm', n)), join(DIST, 'calc/calculator.css'), join(DIST, 'labs/labs.css')];
 for (const path of minified) {
   const loader = path.endsWith('.css') ? 'css' : 'js';
   const { code } = await transform(readFileSync(path, 'utf8'), { loader, format: loader === 'js' ? 'esm' : undefined, target: 'es2022', minify: true, legalComments: 'none' });
   writeFileSync(path, code);
+}
+
+// import(url) of a computed URL (the glue under an author's base URL) keeps the comments that
+// tell a site's bundler to leave it alone, which minifying dropped: webpack would otherwise warn
+// "Critical dependency: the request of a dependency is an expression" and replace it by a
+// module context that cannot load the file.
+const walk = (dir) => readdirSync(dir).flatMap((name) => {
+  const path = join(dir, name);
+  return statSync(path).isDirectory() ? walk(path) : [path];
+});
+for (const path of walk(DIST).filter((f) => f.endsWith('.js'))) {
+  const code = readFileSync(path, 'utf8');
+  const kept = code.replace(/\bimport\((?!["'`]|\/\*)/g, 'import(/* webpackIgnore: true */ /* @vite-ignore */ ');
+  if (kept !== code) writeFileSync(path, kept);
 }
 
 // Sizes: our own JS, the stylesheet, the wasm of each build, as a static host gzips them (level 6).
@@ -147,7 +211,7 @@ const ourJs = all.filter((f) => f.endsWith('.js'));
 // The widget is everything but the three pages' own entry points; the labs' chunks load only
 // when a widget's panels name them.
 const pageEntries = ENTRIES.filter((e) => e !== 'attention-calc.js').map((e) => join(DIST, e));
-const widgetJs = ourJs.filter((f) => !pageEntries.includes(f) && f !== join(DIST, WORKER) && f !== join(DIST, GPT2_WORKER));
+const widgetJs = ourJs.filter((f) => !pageEntries.includes(f) && ![WORKER, GPT2_WORKER, 'attention.js'].some((w) => f === join(DIST, w)));
 // The learned-heads panel's files, each fetched only once the panel is shown (the training chunk
 // and the worker: once "Train in this browser" is pressed), from esbuild's record of which chunks
 // each entry and lazy chunk imports: the files only they load, beyond the element's own.
@@ -203,7 +267,7 @@ const checkpoint = [join(DIST, 'learned-heads.bin')];
 const names = (list) => list.map((f) => f.slice(DIST.length + 1)).join(', ');
 console.log('  the learned-heads panel (panels="learned"), each part loaded only when shown, beyond the calculator\'s files:');
 console.log(`    panel chunk (${names(panelFiles)}):  ${kb(measure(panelFiles))}`);
-console.log(`    training chunk (${names(trainFiles)}), its stylesheet:  ${kb(measure(trainFiles))}, ${kb(measure([join(DIST, 'labs/learned-train.css')]))}`);
+console.log(`    training chunk (${names(trainFiles)}) (its styles are in labs/labs.css):  ${kb(measure(trainFiles))}`);
 console.log(`    worker (${names(workerFiles)}):  ${kb(measure(workerFiles))}`);
 console.log(`    learned wasm, SIMD / scalar (.wasm + .mjs):  ${kb(measure(learnedSimd))} / ${kb(measure(learnedScalar))}`);
 console.log(`    checkpoint (learned-heads.bin):  ${kb(measure(checkpoint))}`);
@@ -225,6 +289,21 @@ if (gpt2Only.length === 0 || gpt2Tokenizer.length === 0 || gpt2Simd.length === 0
 if (gpt2Panel[1] > 450 * 1000) {
   console.error('dist/: the GPT-2 panel exceeds its 450 KB gzip budget');
   process.exitCode = 1;
+}
+// Issue 28: the npm package as `npm pack` makes it (dist/ without the demo pages, package.json,
+// README, LICENSE). Goal: at most 450 KB packed. Reported, not enforced: the eight wasm modules
+// and GPT-2's tokenizer alone come close to it.
+const PACKED_GOAL = 450 * 1000;
+try {
+  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' },
+  }));
+  const wasm = packed.files.filter((f) => /\.(wasm|bin)$/.test(f.path)).reduce((sum, f) => sum + f.size, 0);
+  console.log(`  the npm package (npm pack): ${(packed.size / 1000).toFixed(1)} KB packed, ${(packed.unpackedSize / 1000).toFixed(1)} KB unpacked, `
+    + `${packed.entryCount} files (wasm and .bin: ${(wasm / 1000).toFixed(1)} KB unpacked); goal: ≤ ${PACKED_GOAL / 1000} KB packed`
+    + (packed.size <= PACKED_GOAL ? ' (met)' : ` (over by ${((packed.size - PACKED_GOAL) / 1000).toFixed(1)} KB)`));
+} catch (error) {
+  console.log(`  the npm package: npm pack --dry-run failed (${error.message.split('\n')[0]})`);
 }
 if (panelFiles.length === 0 || trainFiles.length === 0) {
   console.error('dist/: the learned panel or its training chunk is not a file of its own');

@@ -56,6 +56,30 @@ export interface AttentionCalcEventMap extends Omit<HTMLElementEventMap, 'error'
   'attention-calc-resize': CustomEvent<{ width: number; height: number }>;
 }
 
+/**
+ * The element's attributes, as a template or JSX writes them (all strings in HTML). React's and
+ * Vue's typings of the tag (attention-calc/react, attention-calc/vue) are built from these.
+ */
+export interface AttentionCalcAttributes {
+  q?: string;
+  k?: string;
+  v?: string;
+  /** "none", "causal", or an n×n grid of 0 (visible) and 1 (hidden). */
+  mask?: string;
+  /** "sqrt" (default), "dk", "none", or a number. */
+  scale?: string | number;
+  /** e.g. "weights", or "heads cost scaling learned". */
+  panels?: string;
+  readonly?: boolean | '';
+  precision?: string | number;
+  mode?: 'explore' | 'practice';
+  theme?: 'auto' | 'light' | 'dark';
+  loading?: 'lazy' | 'eager';
+  'gpt2-src'?: string;
+  /** The URL of a copy of the package's dist/ folder to load the files from (a CDN's). */
+  'base-url'?: string;
+}
+
 export declare class AttentionCalcElement extends HTMLElement {
   /** Resolves once the core is loaded and the first result shown, with the panels' modules (for an element taken off the page before they have loaded: once the core is loaded). */
   readonly ready: Promise<void>;
@@ -74,6 +98,14 @@ export declare class AttentionCalcElement extends HTMLElement {
    * config.json beside it if there is one. null when absent.
    */
   gpt2Src: string | null;
+  /** The base-url attribute: where this element finds its files (a copy of dist/), or null. */
+  baseUrl: string | null;
+  /**
+   * Where every element finds its files unless its base-url attribute says otherwise: the URL of
+   * a copy of the package's dist/ folder (a CDN's), or null (the default: the files beside the
+   * element's module, as the site's bundler copied them).
+   */
+  static baseUrl: string | null;
   addEventListener<K extends keyof AttentionCalcEventMap>(type: K, listener: (this: AttentionCalcElement, ev: AttentionCalcEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
   removeEventListener<K extends keyof AttentionCalcEventMap>(type: K, listener: (this: AttentionCalcElement, ev: AttentionCalcEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;

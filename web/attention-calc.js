@@ -109,7 +109,7 @@
  *   cell. The layout follows the element's own width (a container query), not the screen's,
  *   and fits from 280 px up.
  */
-import { asset } from './assets.js';
+import { asset, fileUrl, getDefaultBase, setDefaultBase, toBase } from './assets.js';
 import { loadAttention } from './attention.js';
 import { checkReadonly, checkTheme, parseMode, parsePanels, parsePrecision, stateFromAttributes } from './calc/attributes.js';
 import { sentence } from './calc/last-valid.js';
@@ -207,10 +207,24 @@ function unfollowPageTheme(element) {
 // --- print --------------------------------------------------------------------------------------
 // Printing shows every widget, so every widget starts; loading="eager" starts it before that.
 const waiting = new Set();
-window.addEventListener('beforeprint', () => { for (const e of [...waiting]) e[START_NOW](); });
+// (Outside a browser, on a server that renders the page, this module defines nothing and
+// listens to nothing: importing it has no side effect there.)
+globalThis.window?.addEventListener('beforeprint', () => { for (const e of [...waiting]) e[START_NOW](); });
 
-export class AttentionCalcElement extends HTMLElement {
-  static observedAttributes = [...MATRIX_ATTRIBUTES, ...VIEW_ATTRIBUTES, 'loading', 'gpt2-src'];
+// On a server (Node, for server-side rendering) there is no HTMLElement: the class is defined
+// over a stand-in and never registered.
+const HTMLElementOrStandIn = globalThis.HTMLElement ?? class {};
+
+export class AttentionCalcElement extends HTMLElementOrStandIn {
+  static observedAttributes = [...MATRIX_ATTRIBUTES, ...VIEW_ATTRIBUTES, 'loading', 'gpt2-src', 'base-url'];
+
+  /**
+   * Where every element finds its files unless its base-url attribute names another place: the
+   * URL of a copy of the package's dist/ folder (a CDN's, say), or null (the default): the files
+   * beside this module, as the page's bundler copied them.
+   */
+  static get baseUrl() { return getDefaultBase()?.href ?? null; }
+  static set baseUrl(url) { setDefaultBase(url); }
 
   #calc = null;
   #root;
@@ -229,6 +243,7 @@ export class AttentionCalcElement extends HTMLElement {
   #internals = this.attachInternals?.() ?? null; // its states carry the page's theme
   #labsDisposed = false; // the labs were disposed of when the element left the page
   #leftPage = null; // resolves the wait for the labs when the element leaves the page first
+  #stylesheet;
 
   linkTarget = asset('frame.html');
 
@@ -238,9 +253,8 @@ export class AttentionCalcElement extends HTMLElement {
     this.#root = this.attachShadow({ mode: 'open' });
     keepKeysInside(this.#root);
     this.#status = h('p', { class: 'calc-loading', part: 'status', role: 'status', text: 'Loading the attention calculator…' });
-    this.#root.append(
-      h('link', { rel: 'stylesheet', href: asset('calc/calculator.css') }),
-      this.#status);
+    this.#stylesheet = h('link', { rel: 'stylesheet', href: this.#fileUrl('calc/calculator.css') });
+    this.#root.append(this.#stylesheet, this.#status);
   }
 
   connectedCallback() {
@@ -290,6 +304,10 @@ export class AttentionCalcElement extends HTMLElement {
       if (newValue?.trim().toLowerCase() === 'eager' && this.isConnected) this.#start();
       return;
     }
+    if (name === 'base-url') {
+      this.#stylesheet.href = this.#fileUrl('calc/calculator.css');
+      return;
+    }
     if (name === 'gpt2-src') {
       this.#calc?.labs.get('gpt2')?.then((lab) => lab?.setSource(newValue));
       return;
@@ -305,6 +323,32 @@ export class AttentionCalcElement extends HTMLElement {
 
   get readonly() { return this.hasAttribute('readonly'); }
   set readonly(on) { this.toggleAttribute('readonly', Boolean(on)); }
+
+  /** The base-url attribute: where this element finds its files (see the static baseUrl). */
+  get baseUrl() { return this.getAttribute('base-url'); }
+  set baseUrl(url) {
+    if (url === null || url === undefined) this.removeAttribute('base-url');
+    else this.setAttribute('base-url', String(url));
+  }
+
+  // This element's base URL: its base-url attribute, else AttentionCalcElement.baseUrl, else
+  // null (the bundled files). A bad attribute throws, naming it.
+  #base() {
+    const attribute = this.getAttribute('base-url');
+    return attribute === null || attribute.trim() === '' ? getDefaultBase() : toBase(attribute.trim());
+  }
+
+  // A file's URL for this element; a bad base-url attribute falls back to the default, and the
+  // start reports it.
+  #fileUrl(path) {
+    let base;
+    try {
+      base = this.#base();
+    } catch {
+      base = getDefaultBase();
+    }
+    return fileUrl(path, base).href;
+  }
 
   get gpt2Src() { return this.getAttribute('gpt2-src'); }
   set gpt2Src(url) {
@@ -371,11 +415,13 @@ export class AttentionCalcElement extends HTMLElement {
     this.#started = true;
     this.#observer?.disconnect();
     waiting.delete(this);
-    let attn;
+    let attn, base, wasm;
     try {
+      base = this.#base();
+      wasm = base ? new URL('wasm/', base) : undefined;
       // An embed that shows no lab loads the calculator's half of the core (loadAttention's labs:
       // false); a lab shown later loads the full core for itself (labsAttn below).
-      attn = await loadAttention({ baseUrl: asset('wasm/'), labs: this.#showsLabCore() });
+      attn = await loadAttention({ baseUrl: wasm, labs: this.#showsLabCore() });
     } catch (error) {
       this.#status.textContent = `The attention calculator could not start: ${error.message}`;
       this.#status.setAttribute('role', 'alert');
@@ -389,8 +435,9 @@ export class AttentionCalcElement extends HTMLElement {
     if (!this.#pending && this.#mode() === 'practice') state.practice ??= emptyPractice();
     this.#calc = new Calculator({
       attn,
-      labsAttn: () => loadAttention({ baseUrl: asset('wasm/') }),
-      labOptions: { gpt2: { source: () => this.getAttribute('gpt2-src') } },
+      labsAttn: () => loadAttention({ baseUrl: wasm }),
+      base,
+      labOptions: { gpt2: { source: () => this.getAttribute('gpt2-src'), base }, learned: { base } },
       state,
       ...view,
       link: (state) => `${this.linkTarget}#${toHash(state)}`,
@@ -549,4 +596,5 @@ for (const name of [...MATRIX_ATTRIBUTES, 'panels', 'precision', 'theme', 'loadi
   });
 }
 
-if (!customElements.get('attention-calc')) customElements.define('attention-calc', AttentionCalcElement);
+// Registered only where there are custom elements (a browser), never on a server.
+if (globalThis.customElements && !customElements.get('attention-calc')) customElements.define('attention-calc', AttentionCalcElement);

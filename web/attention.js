@@ -12,6 +12,7 @@
 
 import { InputError, argument, count, describe, fail, optionsOf, toBoolean, typedArrayKind, unwrap, withDefault } from './api/arguments.js';
 import { fetchBytes, instantiate } from './api/modules.js';
+import { fileUrl } from './assets.js';
 
 // Smallest module that uses a v128 instruction; WebAssembly.validate accepts it only where
 // SIMD is supported (the bytes of wasm-feature-detect's simd() test).
@@ -39,7 +40,9 @@ const instances = new Map();
  * Loads the core. Resolves to an Attention object; later calls share the same instance.
  * @param {{ simd?: boolean, baseUrl?: string | URL, labs?: boolean }} [options]
  *   simd: force the SIMD (true) or scalar (false) build; default: detect.
- *   baseUrl: folder holding attention-{simd,scalar}.{mjs,wasm}; default: ./wasm/ next to this file.
+ *   baseUrl: folder holding the modules' {attention,calculator,learned,gpt2}-{simd,scalar}.{mjs,wasm}
+ *     (dist/wasm/ of a copy of the package, e.g. on a CDN), relative to this file unless absolute;
+ *     default: the files a site's bundler copied (web/assets.js), or ./wasm/ beside this file.
  *   labs: false loads the calculator's module alone (calculator-{simd,scalar}: attention, masks,
  *     checks, convexHull, cost, limits), half the bytes, for a page that shows no lab; the labs'
  *     methods then throw. Where the full core is loaded or loading already, that one is returned.
@@ -49,7 +52,7 @@ export function loadAttention(options) {
   try {
     const o = optionsOf(options, 'loadAttention', '{ simd: false }');
     simd = argument('simd', () => toBoolean(o.simd ?? wasmSimdSupported(), 'simd'));
-    base = argument('baseUrl', () => toBaseUrl(o.baseUrl ?? './wasm/'));
+    base = o.baseUrl === undefined ? null : argument('baseUrl', () => toBaseUrl(o.baseUrl));
     labs = argument('labs', () => toBoolean(o.labs ?? true, 'labs'));
   } catch (error) {
     return Promise.reject(error);
@@ -58,7 +61,7 @@ export function loadAttention(options) {
     return Promise.reject(new Error('attention-calc: this browser does not support WebAssembly SIMD'));
   }
   const variant = simd ? 'simd' : 'scalar';
-  const full = `${variant} ${base.href}`;
+  const full = `${variant} ${base?.href ?? 'bundled'}`;
   const key = labs || instances.has(full) ? full : `${full} calculator`;
   if (!instances.has(key)) {
     const loading = instantiate(labs ? 'attention' : 'calculator', variant, base).then((module) => new Attention(module, simd, variant, base));
@@ -69,11 +72,15 @@ export function loadAttention(options) {
   return instances.get(key);
 }
 
+// This file's URL, as a value: new URL(value, import.meta.url) with a computed value makes a
+// site's bundler warn (webpack: "Critical dependency: the request of a dependency is an expression").
+const HERE = import.meta.url;
+
 // A file's URL, relative to this file unless absolute.
 function toUrl(value, name) {
   if (typeof value !== 'string' && !(value instanceof URL)) fail(`${name} must be a string or a URL (got ${describe(value)})`);
   try {
-    return new URL(value, import.meta.url);
+    return new URL(value, HERE);
   } catch {
     fail(`${name} is not a valid URL (got ${describe(String(value))})`);
   }
@@ -498,7 +505,7 @@ class Attention {
     let url;
     try {
       const o = optionsOf(options, 'learnedModel', "{ url: './learned-heads.bin' }");
-      url = argument('url', () => toUrl(o.url ?? './learned-heads.bin', 'url'));
+      url = o.url === undefined ? this.#checkpoint() : argument('url', () => toUrl(o.url, 'url'));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -527,6 +534,11 @@ class Attention {
    */
   openGpt2(source, options) {
     return import('./gpt2.js').then((gpt2) => gpt2.openGpt2({ core: () => this.#gpt2Core() }, source, options));
+  }
+
+  // The shipped checkpoint: beside the wasm folder given as baseUrl (dist/'s layout), or bundled.
+  #checkpoint() {
+    return this.#base ? new URL('../learned-heads.bin', this.#base) : fileUrl('learned-heads.bin', null);
   }
 
   #gpt2Core() {

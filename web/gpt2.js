@@ -11,6 +11,7 @@
 // The attn.bias buffers and a tied lm_head are never read, nor fetched.
 import { argument, describe, fail, optionsOf, toBoolean, unwrap } from './api/arguments.js';
 import { fetchBytes, instantiate } from './api/modules.js';
+import { fileUrl } from './assets.js';
 
 const END_OF_TEXT = 50256;
 // wasm32's heap ends at 4 GiB (4.29 GB); a model may take 3.5 GB of it, the rest is left to runs
@@ -26,13 +27,14 @@ const HEADER_GUESS = 64 * 1024;
 const MAX_HEADER = 100_000_000;
 
 /**
- * GPT-2's module (gpt2-{simd,scalar}.mjs/.wasm in `base`) with its tokenizer (gpt2-tokenizer.bin
- * beside it) loaded into it. attention.js loads it once per Attention; the GPT-2 panel's worker
- * (labs/gpt2-worker.js) once per worker.
- * @param {URL} base  @param {'simd' | 'scalar'} variant
+ * GPT-2's module (gpt2-{simd,scalar}.mjs/.wasm) with its tokenizer (gpt2-tokenizer.bin) loaded
+ * into it: from the wasm folder `base` when given, else from the asset table (web/assets.js).
+ * attention.js loads it once per Attention; the GPT-2 panel's worker (labs/gpt2-worker.js) once
+ * per worker.
+ * @param {URL | null} base  @param {'simd' | 'scalar'} variant
  */
 export async function loadGpt2Core(base, variant) {
-  const tokenizerUrl = new URL('gpt2-tokenizer.bin', base);
+  const tokenizerUrl = base ? new URL('gpt2-tokenizer.bin', base) : fileUrl('wasm/gpt2-tokenizer.bin', null);
   const tokenizer = fetchBytes(tokenizerUrl).catch((cause) => {
     throw new Error(`attention-calc: could not load ${tokenizerUrl.href}: ${cause.message}`, { cause });
   });

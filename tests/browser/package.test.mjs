@@ -77,14 +77,17 @@ describe('issue 11 distribution: the npm package, packed, installed offline and 
   it('the tarball holds dist/ and the types, exports the element and attention.js, and needs nothing else at run time', () => {
     const files = packed.files.map((f) => f.path);
     for (const path of ['dist/attention-calc.js', 'dist/calc/calculator.css', 'dist/wasm/attention-simd.wasm', 'dist/wasm/calculator-simd.wasm',
-      'dist/wasm/attention-scalar.wasm', 'web/attention.js', 'web/attention.d.ts']) {
+      'dist/wasm/attention-scalar.wasm', 'dist/attention.js', 'dist/attention.d.ts', 'dist/attention-calc.d.ts', 'dist/learned-heads.bin']) {
       assert.ok(files.includes(path), `the tarball holds ${path}`);
     }
-    assert.ok(!files.some((f) => /^(src|bindings|tests|tools)\//.test(f)), 'sources and tests stay out of the tarball');
+    assert.ok(!files.some((f) => /^(src|bindings|tests|tools|web)\//.test(f)), 'sources, tests and web/ stay out of the tarball');
+    // Issue 28: one copy of each file (the wasm, the checkpoint), and no demo page.
+    assert.deepEqual(files.filter((f) => /\.(wasm|bin)$/.test(f) && !f.startsWith('dist/')), []);
+    for (const page of ['dist/index.html', 'dist/main.js', 'dist/embed.html']) assert.ok(!files.includes(page), `${page} is not in the tarball`);
     const manifest = JSON.parse(readFileSync(join(app, 'node_modules/attention-calc/package.json'), 'utf8'));
     assert.equal(manifest.private, undefined, 'a private package cannot be published');
     assert.deepEqual(manifest.dependencies ?? {}, {}, 'KaTeX and the rest are copied into dist/ at build time');
-    assert.equal(manifest.types, './web/attention.d.ts');
+    assert.equal(manifest.types, './dist/attention-calc.d.ts');
     assert.deepEqual(readdirSync(join(app, 'node_modules')).filter((d) => !d.startsWith('.')), ['attention-calc']);
   });
 

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
@@ -27,12 +28,17 @@ const shown = (x) => {
 describe('issue 11 #8: <attention-calc> in sites built with generators from npm', { timeout: 300_000 }, () => {
   const served = {};
   let out, browser, page, problems, context, responses;
+  const started = performance.now();
   before(async () => {
-    ({ out } = buildSites());
+    // Issue 28: what the install and the builds cost this run (all cached: npm pack alone).
+    let built, seconds;
+    ({ out, built, seconds } = buildSites());
+    console.log(`sites: ${built.length ? `built ${built.join(', ')}` : 'every site cached'}; ${Object.entries(seconds).map(([step, s]) => `${step} ${s} s`).join(', ')}`);
     for (const site of SITES) served[site] = await startServer({ root: out[site] });
     browser = await launchChromium();
   }, { timeout: 300_000 });
   after(async () => {
+    console.log(`sites.test.mjs: ${((performance.now() - started) / 1000).toFixed(1)} s in all`);
     await browser?.close();
     for (const { server } of Object.values(served)) server.close();
   });
@@ -231,10 +237,130 @@ describe('issue 11 #8: <attention-calc> in sites built with generators from npm'
     }
   });
 
+  // Issue 28: a site whose bundler handles the package by itself: `import 'attention-calc'` and
+  // the tags, nothing copied by hand. The first widget shows the worked example; the second's
+  // labs load (the learned heads' checkpoint and, once training starts, the worker and its
+  // wasm); every file comes from the site under /course/, as the bundler copied it; nothing 404s
+  // and nothing is logged as an error.
+  const LABS = ['Multi-head attention', 'Cost', 'The √d_k experiment', 'Look inside a trained model'];
+  async function bundledSite(base) {
+    await page.goto(`${base}course/`);
+    const widgets = page.locator('attention-calc');
+    const started = await page.evaluate(() => Promise.race([
+      customElements.whenDefined('attention-calc').then(() => Promise.all([...document.querySelectorAll('attention-calc')].map((e) => {
+        e.scrollIntoView();
+        return e.ready;
+      }))).then(() => true),
+      new Promise((resolve) => setTimeout(() => resolve(false), 30_000)),
+    ]));
+    assert.ok(started, `the elements started (${problems.join('; ') || 'no console error'})`);
+    const first = widgets.first();
+    for (let i = 1; i <= 3; i++) {
+      for (let j = 1; j <= 3; j++) {
+        assert.equal(await first.getByLabel(`Weights row ${i} column ${j}`, { exact: true }).textContent(),
+          shown(spec.no_mask.weights[i - 1][j - 1]), `weights row ${i} column ${j}`);
+      }
+    }
+    const labs = widgets.nth(1);
+    for (const name of LABS) await labs.getByRole('group', { name, exact: true }).waitFor({ timeout: 20_000 });
+    await labs.locator('figure.learned-head').first().waitFor({ timeout: 20_000 }); // the checkpoint loaded
+    const train = labs.getByRole('button', { name: 'Train in this browser' });
+    await train.waitFor({ timeout: 20_000 });
+    await train.click();
+    await page.waitForFunction(() => document.querySelectorAll('attention-calc')[1].shadowRoot.querySelector('.train-progress')?.textContent.includes('steps/s'), null, { timeout: 30_000 });
+    const mine = responses.filter(([, url]) => url.startsWith(base));
+    // (Next's basePath page is /course itself.)
+    assert.deepEqual(mine.filter(([status, url]) => status >= 400 || !/^\/course(\/|$)/.test(new URL(url).pathname)), [],
+      'every request to the site is under /course/ and answered');
+    const wasm = mine.filter(([, url]) => url.endsWith('.wasm')).map(([, url]) => new URL(url).pathname);
+    // A page with a lab loads the full core for every widget on it (issue 25), and the learned heads'.
+    // (webpack names a file by its content's hash alone: two different files, then. Astro names the
+    // page's copies name.hash.wasm and its worker's name-hash.wasm: the same two files.)
+    const files = new Set(wasm.map((p) => p.replace(/[-.][\w-]{8}\.wasm$/, '.wasm')));
+    assert.equal(files.size, 2, `the full core's and the learned heads' wasm, from the site: ${wasm.join(', ')}`);
+    if (!/\/[0-9a-f]{20}\.wasm$/.test(wasm[0])) {
+      assert.ok(wasm.some((p) => /\/attention-simd[^/]*\.wasm$/.test(p)) && wasm.some((p) => /\/learned-simd[^/]*\.wasm$/.test(p)), wasm.join(', '));
+    }
+    assert.deepEqual(problems, []);
+  }
+
+  it(`issue 28: Vite ${versionOf('vite')}, production build: \`import 'attention-calc'\` alone; the worked example, the labs, training; every file copied by Vite`, { timeout: 90_000 }, async () => {
+    await bundledSite(served.vite.url);
+  });
+
+  it(`issue 28: webpack ${versionOf('webpack')}, production build: \`import 'attention-calc'\` alone; the worked example, the labs, training; every file copied by webpack`, { timeout: 90_000 }, async () => {
+    await bundledSite(served.webpack.url);
+  });
+
+  it('issue 28: the strict CSP (script-src \'self\' \'wasm-unsafe-eval\', style-src \'self\') holds in the Vite and webpack builds: no inline script or style, no data: URL, no eval', { timeout: 120_000 }, async () => {
+    await context.close();
+    ({ context, page, problems } = await openPage(browser)); // the server's CSP header, enforced
+    await context.route('**/favicon.ico', (route) => route.fulfill({ status: 204 }));
+    page.on('response', (r) => responses.push([r.status(), r.url()]));
+    for (const site of ['vite', 'webpack']) {
+      await bundledSite(served[site].url);
+      await page.goto('about:blank');
+    }
+  });
+
+  it(`issue 28: Next.js ${versionOf('next')}, app router, rendered on the server (\`next build\`, \`next start\`): a client component's \`import 'attention-calc'\`; the worked example, the labs, training, no hydration warning`, { timeout: 120_000 }, async () => {
+    const port = await new Promise((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address();
+        probe.close(() => resolve(free));
+      });
+    });
+    const server = spawn(join(ROOT, 'tools/sites/node_modules/.bin/next'), ['start', 'next', '--port', String(port), '--hostname', '127.0.0.1'],
+      { cwd: join(ROOT, 'tools/sites'), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' }, detached: true });
+    try {
+      let said = '';
+      await new Promise((resolve, reject) => {
+        server.stdout.on('data', (chunk) => {
+          said += chunk;
+          if (/Ready in/.test(said)) resolve();
+        });
+        server.on('exit', (code) => reject(new Error(`next start exited (${code}): ${said}`)));
+      });
+      // The page as the server rendered it holds the tags, before any script ran.
+      const html = await (await fetch(`http://127.0.0.1:${port}/course`)).text();
+      assert.equal(html.match(/<attention-calc\b/g)?.length, 2, 'the server rendered both tags');
+      await bundledSite(`http://127.0.0.1:${port}/`);
+    } finally {
+      process.kill(-server.pid); // next start and the server it forks
+    }
+  });
+
+  it(`issue 28: Astro ${versionOf('astro')}, static: a component imports the package in its frontmatter (in Node, at build time) and in a <script>; the worked example, the labs, training`, { timeout: 90_000 }, async () => {
+    const html = readFileSync(join(out.astro, 'course/index.html'), 'utf8');
+    assert.equal(html.match(/data-server-import="ok"/g)?.length, 2, 'the frontmatter imported the element class in Node');
+    await bundledSite(served.astro.url);
+  });
+
+  it('issue 28: Vite\'s dev server: the same page works in `vite` (the dependency optimizer moves the package\'s code; its files are still found)', { timeout: 90_000 }, async () => {
+    const dev = spawn(join(ROOT, 'tools/sites/node_modules/.bin/vite'), ['vite', '--port', '0', '--base', '/course/'],
+      { cwd: join(ROOT, 'tools/sites'), stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let said = '';
+      const url = await new Promise((resolve, reject) => {
+        dev.stdout.on('data', (chunk) => {
+          said += chunk;
+          const local = /Local:\s+(http:\S+)/.exec(said.replace(/\x1b\[[0-9;]*m/g, ''));
+          if (local) resolve(local[1]);
+        });
+        dev.on('exit', (code) => reject(new Error(`vite exited (${code}): ${said}`)));
+      });
+      assert.ok(url.endsWith('/course/'), url);
+      await bundledSite(url.slice(0, -'course/'.length));
+    } finally {
+      dev.kill();
+    }
+  });
+
   it('issue 11 #8: docs/embedding.md shows each site\'s snippet exactly as the sites are built from it', () => {
     const doc = readFileSync(join(ROOT, 'docs/embedding.md'), 'utf8');
     for (const file of ['vitepress/.vitepress/config.mjs', 'vitepress/index.md',
-      'docusaurus/docusaurus.config.mjs', 'docusaurus/docs/index.md', 'reveal/index.html', 'reveal/deck.js', 'iframe/lesson.html']) {
+      'docusaurus/docusaurus.config.mjs', 'docusaurus/docs/index.md', 'reveal/index.html', 'reveal/deck.js', 'iframe/lesson.html',
+      'vite/main.js', 'vite/index.html']) {
       const text = readFileSync(join(ROOT, 'tools/sites', file), 'utf8').trimEnd();
       assert.ok(doc.includes(text), `docs/embedding.md holds tools/sites/${file} verbatim`);
     }

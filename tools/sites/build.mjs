@@ -5,6 +5,13 @@
 //   docusaurus/   Docusaurus, classic preset (React), a Markdown page, baseUrl /course/
 //   reveal/       a reveal.js deck whose second slide holds the widget
 //   iframe/       a lesson page of a platform that takes only an <iframe> (frame.html)
+//   vite/         Vite (vanilla), base /course/: `import 'attention-calc'` and the tags, nothing
+//                 copied by hand (issue 28: Vite finds the package's files and copies them)
+//   webpack/      webpack 5, the same page: the bundle and what webpack copied, under /course/
+//   astro/        Astro, static output, base /course: a component imports the package in its
+//                 frontmatter (in Node, at build time) and in a <script> (in the browser)
+//   next/         Next.js, app router, basePath /course: `next build` here (next/.next/); the test
+//                 serves it with `next start`, rendering on the server
 //
 // Each site is written to .out/<site>/, to be served from its root: the site itself is under
 // course/. The generators are pinned in package.json + package-lock.json; docs/embedding.md
@@ -27,12 +34,12 @@ const OUT = join(HERE, '.out');
 const MODULES = join(HERE, 'node_modules');
 const PACKAGE = join(MODULES, 'attention-calc');
 
-export const SITES = ['vitepress', 'docusaurus', 'reveal', 'iframe'];
+export const SITES = ['vitepress', 'docusaurus', 'reveal', 'iframe', 'vite', 'webpack', 'next', 'astro'];
 
 // Where each site's generator reads static files from: the package's dist/ is copied there.
 const STATIC = { vitepress: 'vitepress/public/attention-calc', docusaurus: 'docusaurus/static/attention-calc' };
 // Written by the generators or by this script inside a site's folder: not part of its sources.
-const GENERATED = new Set([...Object.values(STATIC), 'vitepress/.vitepress/cache', 'docusaurus/.docusaurus']);
+const GENERATED = new Set([...Object.values(STATIC), 'vitepress/.vitepress/cache', 'docusaurus/.docusaurus', 'vite/node_modules', 'next/.next', 'next/next-env.d.ts', 'astro/.astro', 'astro/node_modules']);
 
 const sha = (...parts) => parts.reduce((h, p) => h.update(p), createHash('sha256')).digest('hex');
 const readStamp = (path) => (existsSync(path) ? readFileSync(path, 'utf8') : null);
@@ -46,7 +53,7 @@ function npm(args, cwd) {
 
 function run(bin, args) {
   execFileSync(join(MODULES, '.bin', bin), args, {
-    cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_UPDATE_NOTIFIER: '1', DOCUSAURUS_NO_UPDATE_NOTIFIER: '1' },
+    cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_UPDATE_NOTIFIER: '1', DOCUSAURUS_NO_UPDATE_NOTIFIER: '1', NEXT_TELEMETRY_DISABLED: '1', ASTRO_TELEMETRY_DISABLED: '1' },
   });
 }
 
@@ -81,6 +88,21 @@ const BUILDERS = {
     const reveal = join(MODULES, 'reveal.js/dist');
     for (const file of ['reveal.mjs', 'reveal.css', 'theme/white.css']) cpSync(join(reveal, file), join(course, 'reveal', file));
     copy(join(PACKAGE, 'dist'), join(course, 'attention-calc'));
+  },
+  vite(out) {
+    run('vite', ['build', 'vite', '--base', '/course/', '--outDir', join(out, 'course'), '--emptyOutDir', '--logLevel', 'warn']);
+  },
+  webpack(out) {
+    execFileSync(process.execPath, [join(HERE, 'webpack/build.mjs'), join(out, 'course')], { cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'] });
+  },
+  next(out) {
+    run('next', ['build', 'next']);
+    // Served by `next start next` from next/.next/: the output folder only records the build.
+    mkdirSync(join(out, 'course'), { recursive: true });
+    writeFileSync(join(out, 'course', 'built-by-next.txt'), 'next build wrote tools/sites/next/.next/; serve it with next start\n');
+  },
+  astro(out) {
+    run('astro', ['build', '--root', 'astro', '--outDir', join(out, 'course')]);
   },
   iframe(out) {
     // The widget's host serves dist/ at /course/attention-calc/; the platform's page (another

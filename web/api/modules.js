@@ -2,6 +2,8 @@
 // elsewhere) and instantiated through their Emscripten glue. attention.js loads the calculator's,
 // the full core and the learned heads' with it, gpt2.js GPT-2's.
 
+import { fileUrl, importGlue } from '../assets.js';
+
 export const IS_NODE = typeof process === 'object' && typeof process.versions?.node === 'string';
 
 const WASM_MAGIC = [0, 97, 115, 109]; // "\0asm"
@@ -19,7 +21,9 @@ async function compileWasm(url) {
 // A file's bytes: read from disk under Node (file: URLs), fetched elsewhere.
 export async function fetchBytes(url) {
   if (IS_NODE && url.protocol === 'file:') {
-    const { readFile } = await import('node:fs/promises');
+    // process.getBuiltinModule (Node 20.16+), not import('node:…'): a site's bundler meets no
+    // Node import in this file (webpack: "UnhandledSchemeError", Vite: a warning).
+    const { readFile } = process.getBuiltinModule('node:fs/promises');
     return { bytes: new Uint8Array(await readFile(url)), type: '' };
   }
   const response = await fetch(url, { credentials: 'same-origin' });
@@ -30,17 +34,22 @@ export async function fetchBytes(url) {
   };
 }
 
-// name-variant.mjs and .wasm from base: the calculator's module ('attention') or the learned heads' ('learned').
+// The module `name` ('attention': the full core, 'calculator': its calculator half, 'learned',
+// 'gpt2') in `variant` ('simd' or 'scalar'): its .wasm and .mjs glue from the asset table
+// (web/assets.js, where a bundler finds them), or from the folder `base` when given.
 export async function instantiate(name, variant, base) {
-  const wasmUrl = new URL(`${name}-${variant}.wasm`, base);
+  const file = `${name}-${variant}`;
+  const wasmUrl = base ? new URL(`${file}.wasm`, base) : fileUrl(`wasm/${file}.wasm`, null);
   let wasmModule, createModule;
   try {
     [wasmModule, { default: createModule }] = await Promise.all([
       compileWasm(wasmUrl),
-      import(new URL(`${name}-${variant}.mjs`, base).href),
+      importGlue(`${file}.mjs`, base ?? null).catch((cause) => {
+        throw new Error(`its JavaScript glue ${file}.mjs did not load${base ? ` from ${new URL(`${file}.mjs`, base).href}` : ''}: ${cause.message}`, { cause });
+      }),
     ]);
   } catch (cause) {
-    throw new Error(`attention-calc: could not load ${wasmUrl.href}: ${cause.message}`, { cause });
+    throw new Error(`attention-calc: could not load ${file}.wasm from ${wasmUrl.href}: ${cause.message}`, { cause });
   }
   // The module is compiled above, so Emscripten's own fetch (and its console messages on
   // failure) never runs: instantiateWasm hands it the ready module.

@@ -1,7 +1,7 @@
 // The calculator: inputs, masks and mode in; every step, the heatmap, the hull plot, the checks
 // and the explanations out. It owns no math: each number comes from the core (attn).
 // It renders into any container: the page, or the shadow root of <attention-calc>.
-import { asset } from '../assets.js';
+import { fileUrl } from '../assets.js';
 import { h } from './dom.js';
 import { explain } from './explain.js';
 import { copyText, saveSvg } from './files.js';
@@ -58,11 +58,13 @@ export class Calculator {
    * @param {() => Promise<import('../attention.js').Attention>} [o.labsAttn]
    *   the full core, for the labs that need its lab functions (LABS_NEEDING_CORE), where `attn`
    *   is the calculator's module alone; default: `attn`
+   * @param {URL | null} [o.base]   the base URL of the widget's files (an author's), or null: the bundled ones
    * @param {Record<string, object>} [o.labOptions]           more options for a lab, by name (gpt2: { source })
    */
-  constructor({ attn, state, onChange = () => {}, onError = () => {}, link = () => location.href, readonly = false, precision = 3, panels = PANELS, labsAttn = async () => attn, labOptions = {} }) {
+  constructor({ attn, state, onChange = () => {}, onError = () => {}, link = () => location.href, readonly = false, precision = 3, panels = PANELS, labsAttn = async () => attn, labOptions = {}, base = null }) {
     this.attn = attn;
     this.labOptions = labOptions;
+    this.filesBase = base;
     this.labsAttn = labsAttn;
     this.state = state;
     this.onChange = onChange;
@@ -659,7 +661,7 @@ export class Calculator {
   // never appears unstyled. A stylesheet that fails to load leaves the lab plain, not missing.
   #labStyles() {
     this.labStylesLoaded ??= new Promise((resolve) => {
-      const link = h('link', { rel: 'stylesheet', href: asset('labs/labs.css') });
+      const link = h('link', { rel: 'stylesheet', href: fileUrl('labs/labs.css', this.filesBase).href });
       link.addEventListener('load', resolve, { once: true });
       link.addEventListener('error', resolve, { once: true });
       this.element.append(link);

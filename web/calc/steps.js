@@ -39,7 +39,7 @@ let cellIds = 0; // ids for aria-describedby, unique in any one shadow root or p
 // browser fires mouseover for whatever slid under a pointer that stood still; that is not the
 // learner pointing, and must not replace the explanation of the cell they focused.
 let lastMouse = null;
-window.addEventListener('mousemove', (e) => { lastMouse = [e.clientX, e.clientY]; }, { capture: true, passive: true });
+globalThis.window?.addEventListener('mousemove', (e) => { lastMouse = [e.clientX, e.clientY]; }, { capture: true, passive: true });
 const pointerMoved = (e) => lastMouse === null || e.clientX !== lastMouse[0] || e.clientY !== lastMouse[1];
 
 export class StepsView {

@@ -192,11 +192,13 @@ export function gridText(head) {
 
 export class Gpt2Lab {
   /**
-   * @param {{ attn: import('../attention.js').Attention, onError?: (message: string) => void, source?: () => string | null }} o
+   * @param {{ attn: import('../attention.js').Attention, onError?: (message: string) => void, source?: () => string | null, base?: URL | null }} o
    *   source: the element's gpt2-src attribute, read when the panel is first shown
+   *   base: the base URL of the widget's files (an author's), or null: the bundled ones
    */
-  constructor({ attn, onError = () => {}, source = () => null }) {
+  constructor({ attn, onError = () => {}, source = () => null, base = null }) {
     this.attn = attn;
+    this.base = base;
     this.onError = onError;
     this.source = source;
     this.remote = null; // the worker, started when the panel is first shown
@@ -323,7 +325,7 @@ export class Gpt2Lab {
   }
 
   #remote() {
-    this.remote ??= new Gpt2Remote({ baseUrl: asset('wasm/'), simd: this.attn?.simd ?? true });
+    this.remote ??= new Gpt2Remote({ base: this.base, simd: this.attn?.simd ?? true });
     return this.remote;
   }
 

@@ -1,6 +1,6 @@
 // The GPT-2 panel's side of its worker (gpt2-worker.js): each call a message, each answer a
 // promise. The worker starts on the first call, so nothing of GPT-2 loads before the panel asks.
-import { asset } from '../assets.js';
+import { gpt2Worker } from '../assets.js';
 
 /** An Error rebuilt from the worker's { name, message }. */
 function rebuilt({ name, message }) {
@@ -14,9 +14,13 @@ export class Gpt2Remote {
   #next = 1;
   #pending = new Map(); // id → { resolve, reject, onProgress }
 
-  /** @param {{ baseUrl: string, simd: boolean }} where  the wasm folder, and which build to run */
-  constructor({ baseUrl, simd }) {
-    this.baseUrl = baseUrl;
+  /**
+   * @param {{ base: URL | null, simd: boolean }} where  the base URL of the widget's files (an
+   *   author's), or null: the bundled ones; and which build to run
+   */
+  constructor({ base, simd }) {
+    this.base = base;
+    this.baseUrl = base ? new URL('wasm/', base).href : undefined;
     this.simd = simd;
   }
 
@@ -57,7 +61,7 @@ export class Gpt2Remote {
 
   #start() {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(asset('labs/gpt2-worker.js'), { type: 'module' });
+    const worker = gpt2Worker(this.base);
     worker.onmessage = ({ data }) => {
       const call = this.#pending.get(data.id);
       if (!call) return;

@@ -4,7 +4,8 @@
 // Private File System (gpt2-store.js), so that a reload opens it without the file or the network.
 //
 // Messages in:  { id, type, ... } answered by { id, value } or { id, error: { name, message } }:
-//   open { baseUrl, simd, source (File | ArrayBuffer | URL string), name, config?, keep }
+//   open { baseUrl?, simd, source (File | ArrayBuffer | URL string), name, config?, keep }
+//        (baseUrl: the wasm folder under an author's base URL; else the worker's asset table)
 //        → { config, memoryBytes, kept }   with { id, progress: [loaded, total] } on the way
 //   openStored { baseUrl, simd } → the same, or null when nothing is stored
 //   stored → the stored model's description, or null;   forget → bytes freed
@@ -58,7 +59,7 @@ async function open({ id, baseUrl, simd, config }, source, { keep, name }) {
   aborts.set(id, abort);
   let keeper = null;
   try {
-    core ??= loadGpt2Core(new URL(baseUrl), simd ? 'simd' : 'scalar').catch((error) => {
+    core ??= loadGpt2Core(baseUrl ? new URL(baseUrl) : null, simd ? 'simd' : 'scalar').catch((error) => {
       core = null; // a failed load can be tried again
       throw error;
     });

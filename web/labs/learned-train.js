@@ -3,7 +3,7 @@
 // core, with its loss curve on both copies of the repeated string, its heads handed to the panel
 // every few hundred steps (onRun), stop, resume and reset, and a second model trained without the
 // √d_k scale beside the first on request. The page's thread only draws: it never trains.
-import { asset } from '../assets.js';
+import { trainingWorker } from '../assets.js';
 import { h } from '../calc/dom.js';
 import { parseSeed, seedInput } from '../calc/seed-input.js';
 import { lossChart, swatch } from './learned-train-chart.js';
@@ -43,9 +43,11 @@ export class TrainingPanel {
    *   onRun: (run: import('../attention.js').LearnedRun, label: string) => void, onShipped: () => void,
    *   config?: () => ({ vocabulary: string, dModel: number, heads: number } | undefined) }} o
    *   config: the shipped model's, the size trained here, until the worker reports its own
+   *   base: the base URL of the widget's files (an author's), or null: the bundled ones
    */
-  constructor({ attn, text, onRun = () => {}, onShipped = () => {}, config = () => undefined }) {
+  constructor({ attn, text, onRun = () => {}, onShipped = () => {}, config = () => undefined, base = null }) {
     this.attn = attn;
+    this.base = base;
     this.text = text;
     this.config = config;
     this.onRun = onRun;
@@ -101,7 +103,6 @@ export class TrainingPanel {
           h('table', {}, h('thead', {}, this.tableHead), this.table))));
 
     this.element = h('section', { class: 'learned-train', 'aria-labelledby': `${id}-title`, part: 'learned-train' },
-      h('link', { rel: 'stylesheet', href: asset('labs/learned-train.css') }),
       h('h3', { id: `${id}-title`, text: 'Train in this browser' }),
       h('p', {},
         'Train a fresh model of the same size from random weights, here, in a background thread (a Web Worker) running the same WebAssembly core. ',
@@ -190,7 +191,7 @@ export class TrainingPanel {
     this.error.textContent = '';
     for (const key of keys) this.models.set(key, this.#newModel(key));
     try {
-      this.worker = new Worker(asset('labs/learned-worker.js'), { type: 'module' });
+      this.worker = trainingWorker(this.base);
     } catch (error) {
       this.#fail(`The training worker could not start: ${error.message}`);
       return;
@@ -206,7 +207,7 @@ export class TrainingPanel {
     };
     this.#listen(true);
     worker.postMessage({
-      type: 'start', baseUrl: asset('wasm/'), simd: this.attn?.simd, seed,
+      type: 'start', baseUrl: this.base ? new URL('wasm/', this.base).href : undefined, simd: this.attn?.simd, seed,
       models: keys.map((key) => this.#modelMessage(key)), text: this.#text(),
     });
     this.state = 'starting';

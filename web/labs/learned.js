@@ -31,9 +31,13 @@ const vocabularyHint = (most) => `Vocabulary: the 26 letters a to z and the spac
   + '⟨bos⟩, the token the model reads before the text, is position 0.';
 
 export class LearnedLab {
-  /** @param {{ attn: import('../attention.js').Attention, onError: (message: string) => void }} o */
-  constructor({ attn, onError = () => {} }) {
+  /**
+   * @param {{ attn: import('../attention.js').Attention, onError: (message: string) => void, base?: URL | null }} o
+   *   base: the base URL of the widget's files (an author's), or null: the bundled ones
+   */
+  constructor({ attn, onError = () => {}, base = null }) {
     this.attn = attn;
+    this.base = base;
     this.onError = onError;
     this.seed = 1;
     this.text = randomRepeat(this.seed); // the last text the model could read
@@ -143,6 +147,7 @@ export class LearnedLab {
       if (this.disposed) return;
       this.training = new TrainingPanel({
         attn: this.attn,
+        base: this.base,
         text: () => this.text,
         config: () => this.model?.config,
         onRun: (run, label) => this.#show(run, label, true),
