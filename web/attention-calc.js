@@ -254,6 +254,7 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
     keepKeysInside(this.#root);
     this.#status = h('p', { class: 'calc-loading', part: 'status', role: 'status', text: 'Loading the attention calculator…' });
     this.#stylesheet = h('link', { rel: 'stylesheet', href: this.#fileUrl('calc/calculator.css') });
+    this.#stylesheet.addEventListener('error', () => this.#stylesheetFailed());
     this.#root.append(this.#stylesheet, this.#status);
   }
 
@@ -329,6 +330,20 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
   set baseUrl(url) {
     if (url === null || url === undefined) this.removeAttribute('base-url');
     else this.setAttribute('base-url', String(url));
+  }
+
+  // The stylesheet did not load: the element still works, unstyled, and says which file, where
+  // from, and what the server answered (a <link> reports no status: asked again by fetch).
+  async #stylesheetFailed() {
+    const url = this.#stylesheet.href;
+    let answer;
+    try {
+      const response = await fetch(url, { credentials: 'same-origin' });
+      answer = response.ok ? `the server sent ${response.headers.get('content-type')?.split(';')[0] || 'no content type'}` : `HTTP ${response.status} ${response.statusText}`.trim();
+    } catch (error) {
+      answer = error.message;
+    }
+    this.#report(`attention-calc: could not load calculator.css from ${url}: ${answer}`);
   }
 
   // This element's base URL: its base-url attribute, else AttentionCalcElement.baseUrl, else

@@ -406,6 +406,26 @@ describe('the <attention-calc> element', () => {
     await ctx.close();
   });
 
+  // Issue 28: every file that fails to load is named, with its full URL and the server's answer.
+  it('names the file, its URL and the HTTP status when the stylesheet or the wasm does not load; a base-url elsewhere is followed', async () => {
+    const { page: p, context: ctx } = await openPage(env.browser, {
+      initScript: () => document.addEventListener('error', (e) => { (window.reported ??= []).push(e.detail?.message); }, true),
+    });
+    await p.route('**/calc/calculator.css', (route) => route.fulfill({ status: 404, body: 'missing' }));
+    await p.goto(await scratch('<attention-calc panels="weights"></attention-calc>', { ctx }));
+    await p.waitForFunction(() => window.reported?.some((m) => /calculator\.css/.test(m)), null, { timeout: 15_000 });
+    assert.match(await p.evaluate(() => window.reported.find((m) => /calculator\.css/.test(m))),
+      /^attention-calc: could not load calculator\.css from http:\/\/127\.0\.0\.1:\d+\/calc\/calculator\.css: HTTP 404 Not Found/);
+    await ctx.close();
+    // A base-url with nothing there: the wasm's failure names the file, the URL under it and the status.
+    const { page: q, context: ctx2 } = await openPage(env.browser);
+    await q.goto(await scratch('<attention-calc panels="weights" base-url="/elsewhere/"></attention-calc>', { ctx: ctx2 }));
+    await ready('attention-calc', q);
+    assert.match(await q.locator('attention-calc').getByRole('alert').textContent(),
+      /could not load calculator-simd\.wasm from http:\/\/127\.0\.0\.1:\d+\/elsewhere\/wasm\/calculator-simd\.wasm: HTTP 404/);
+    await ctx2.close();
+  });
+
   it('keeps XSS payloads inert in attributes, the hash, pasted text and postMessage', async () => {
     // With the CSP off, an injected handler would run: the test proves none is injected.
     await context.close();
