@@ -157,7 +157,10 @@ describe('issue 27: the GPT-2 panel (exercise 4)', () => {
     for (const words of ['Hugging Face', 'openai-community/gpt2', 'Files', 'model.safetensors', '548 MB', 'distilgpt2', 'gpt2-medium']) assert.ok(text.includes(words), words);
     assert.ok(await lab().getByRole('button', { name: 'Open GPT-2 weights (model.safetensors)' }).isVisible());
     assert.ok(await lab().locator('.gpt2-drop').isVisible());
-    assert.match(await lab().getByRole('link', { name: /small model trained here/ }).getAttribute('href'), /index\.html#learned$/);
+    // No file: the trained-here model's lab opens in this element (no page of its own to link to).
+    await lab().getByRole('button', { name: 'Look inside the small model trained here' }).click();
+    await page.getByRole('group', { name: 'Look inside a trained model' }).waitFor({ timeout: 30_000 });
+    assert.equal(await page.locator('attention-calc').getAttribute('panels'), 'gpt2 learned');
     // Shown, the panel starts its worker (to look for a stored model); GPT-2's wasm and tokenizer
     // wait for a model to open.
     assert.ok(!fetched.some((p) => /wasm\/gpt2|tokenizer/.test(p)), `no GPT-2 wasm or tokenizer before a file: ${fetched.join(' ')}`);

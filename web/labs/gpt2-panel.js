@@ -5,7 +5,6 @@
 // rules, learned-roles.js), the lesson's check in words from those numbers, and the five likeliest
 // next tokens. The model lives in a worker (gpt2-worker.js, through gpt2-remote.js), which also keeps
 // it in the browser's storage, so the page answers keystrokes while GPT-2 loads and runs.
-import { asset } from '../assets.js';
 import { h, svg } from '../calc/dom.js';
 import { copyText, saveSvg } from '../calc/files.js';
 import { format } from '../calc/format.js';
@@ -233,7 +232,7 @@ export class Gpt2Lab {
         h('a', { href: 'https://huggingface.co/openai-community/gpt2/tree/main', target: '_blank', rel: 'noopener', text: 'openai-community/gpt2' }),
         ', then Files, then ', h('code', { text: 'model.safetensors' }),
         ' (548 MB). distilgpt2 and gpt2-medium work too. The file is read in this browser and sent nowhere.'),
-      h('p', {}, 'No file? ', h('a', { href: `${asset('index.html')}#learned`, text: 'Look inside the small model trained here' }), ' instead: its heads specialise the same way.'));
+      h('p', {}, 'No file? ', h('button', { type: 'button', class: 'link-button', text: 'Look inside the small model trained here', on: { click: () => this.#showLearned() } }), ' instead: its heads specialise the same way.'));
     this.progress = h('progress', { max: 1, value: 0, 'aria-label': 'Loading GPT-2' });
     this.progressText = h('span', { class: 'gpt2-progress-text' });
     this.cancelButton = h('button', { type: 'button', text: 'Cancel', on: { click: () => this.loading?.abort() } });
@@ -322,6 +321,27 @@ export class Gpt2Lab {
     const absolute = url && new URL(url, location.href).href;
     if (stored && (!url || stored.source === absolute)) this.#openStored(stored, absolute);
     else if (url) this.openUrl(url);
+  }
+
+  // The trained-here model's lab: the page's own, if an element shows it (index.html's), else added
+  // to this element, then scrolled to. No link: a site that installed the package has no demo page.
+  #showLearned() {
+    const root = this.element.getRootNode();
+    const host = root.host;
+    const shows = (e) => (e.getAttribute('panels') ?? '').split(/[\s,]+/).includes('learned');
+    const other = [...document.querySelectorAll('attention-calc')].find((e) => e !== host && shows(e));
+    if (other) {
+      other.scrollIntoView({ block: 'start' });
+      return;
+    }
+    if (host && !shows(host)) host.setAttribute('panels', `${host.getAttribute('panels') ?? ''} learned`.trim());
+    const started = performance.now();
+    const reveal = () => {
+      const lab = root.querySelector?.('.learned-lab');
+      if (lab) lab.scrollIntoView({ block: 'start' });
+      else if (performance.now() - started < 10_000) requestAnimationFrame(reveal);
+    };
+    reveal();
   }
 
   #remote() {
