@@ -2,7 +2,8 @@
 # npm test: install what is missing, build native and wasm, run every suite, print the counts.
 #   1. doctest, native (CTest)
 #   2. doctest as WebAssembly under Node, SIMD and scalar builds (CTest)
-#   3. the JS API and the built modules under Node (node --test)
+#   3. the JS API and the built modules under Node (node --test), after tools/sites is built (its
+#      React and Vue types are the types test's)
 #   4. the page and the JS module in headless Chromium (node --test + playwright-core)
 #   4b. the same smoke checks in Debian's Firefox ESR, headless (puppeteer-core over WebDriver
 #      BiDi), and in WebKitGTK's MiniBrowser under Xvfb (selenium-webdriver): tests/engines/
@@ -67,6 +68,12 @@ run_fuzz() {  # run_fuzz <harness>: tests/fuzz/run.sh, one passed or failed test
 
 run_ctest "doctest, native" build-native
 run_ctest "doctest, wasm under Node" build-wasm
+# The sites' generators and sites (tools/sites/, from the packed checkout; quick when nothing
+# changed), before the JS suite: its types test compiles the tag against their React and Vue.
+echo; echo "=== the sites, from the packed package ==="
+node tools/sites/build.mjs
+sites_rc=$?
+record "sites built (tools/sites)" $((sites_rc == 0)) $((sites_rc != 0)) "$sites_rc"
 run_node "JS API under Node" tests/js/*.test.mjs
 run_node "page in headless Chromium" tests/browser/*.test.mjs
 run_node "page in headless Firefox" tests/engines/firefox.test.mjs
