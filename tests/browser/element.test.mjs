@@ -408,7 +408,7 @@ describe('the <attention-calc> element', () => {
 
   // Issue 28: every file that fails to load is named, with its full URL and the server's answer.
   it('names the file, its URL and the HTTP status when the stylesheet or the wasm does not load; a base-url elsewhere is followed', async () => {
-    const { page: p, context: ctx } = await openPage(env.browser, {
+    const { page: p, context: ctx, problems: first } = await openPage(env.browser, {
       initScript: () => document.addEventListener('error', (e) => { (window.reported ??= []).push(e.detail?.message); }, true),
     });
     await p.route('**/calc/calculator.css', (route) => route.fulfill({ status: 404, body: 'missing' }));
@@ -418,12 +418,17 @@ describe('the <attention-calc> element', () => {
       /^attention-calc: could not load calculator\.css from http:\/\/127\.0\.0\.1:\d+\/calc\/calculator\.css: HTTP 404 Not Found/);
     await ctx.close();
     // A base-url with nothing there: the wasm's failure names the file, the URL under it and the status.
-    const { page: q, context: ctx2 } = await openPage(env.browser);
+    const { page: q, context: ctx2, problems: second } = await openPage(env.browser);
     await q.goto(await scratch('<attention-calc panels="weights" base-url="/elsewhere/"></attention-calc>', { ctx: ctx2 }));
     await ready('attention-calc', q);
     assert.match(await q.locator('attention-calc').getByRole('alert').textContent(),
       /could not load calculator-simd\.wasm from http:\/\/127\.0\.0\.1:\d+\/elsewhere\/wasm\/calculator-simd\.wasm: HTTP 404/);
     await ctx2.close();
+    // The browser's own lines for the 404s this test provokes, and nothing else.
+    for (const problems of [first, second]) {
+      assert.ok(problems.every((line) => /status of 404/.test(line)), problems.join('\n'));
+      problems.length = 0;
+    }
   });
 
   it('keeps XSS payloads inert in attributes, the hash, pasted text and postMessage', async () => {
