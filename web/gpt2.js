@@ -20,7 +20,7 @@ const MEMORY_LIMIT = 3.5e9;
 const MEMORY_LIMIT_WORDS = 'the 3.5 GB of WebAssembly memory a browser tab can give a model';
 // The attention weights one run() may return, over all kept heads: 2^24 numbers (the JS arrays
 // take about 134 MB). GPT-2 small keeps every layer up to 341 tokens, one layer up to 1,024.
-const MAX_KEPT_WEIGHTS = 2 ** 24;
+export const MAX_KEPT_WEIGHTS = 2 ** 24;
 // The header, read first: safetensors caps it at 100 MB; GPT-2 small's is 15 KB, so one request
 // of 64 KB usually holds it.
 const HEADER_GUESS = 64 * 1024;
@@ -337,7 +337,18 @@ function urlSource(url) {
 const release = new FinalizationRegistry(({ core, handle }) => core.gpt2Free(handle));
 
 /** A GPT-2 whose weights live in the GPT-2 module's heap. See attention.d.ts (Gpt2Model). */
+/**
+ * model.run(text, options), with each head's weights as one n×n row-major Float32Array instead of
+ * n arrays: the panel's worker moves them to the page without building a number per weight.
+ */
+export const runFlat = (model, text, options) => runWithFlatWeights(model, text, options);
+let runWithFlatWeights;
+
 class Gpt2Model {
+  static {
+    runWithFlatWeights = (model, text, options) => model.#run(text, options);
+  }
+
   #core;
   #handle;
 
@@ -366,6 +377,13 @@ class Gpt2Model {
 
   /** The forward pass over `text`: the kept layers' attention weights, each head's roles, the next tokens. */
   run(text, options) {
+    const result = this.#run(text, options);
+    const n = result.ids.length;
+    for (const layer of result.layers) for (const head of layer.heads) head.weights = toRows(head.weights, n);
+    return result;
+  }
+
+  #run(text, options) {
     this.#live();
     const o = optionsOf(options, 'run', '{ endOfTextFirst: true, layers: [5] }');
     const endOfTextFirst = argument('endOfTextFirst', () => toBoolean(o.endOfTextFirst ?? false, 'endOfTextFirst'));
@@ -396,7 +414,7 @@ class Gpt2Model {
       tokens,
       layers: raw.layers.map(({ heads }) => ({
         heads: heads[0]?.weights === null ? [] : heads.map((h) => ({
-          weights: toRows(h.weights, n),
+          weights: h.weights,
           previousToken: h.previousToken,
           firstToken: h.firstToken,
           induction: h.induction,

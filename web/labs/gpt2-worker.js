@@ -12,12 +12,9 @@
 //   run { text, endOfTextFirst, layer } → a run: every head's scores, the layer's weights (the
 //        last run is kept: asked again for another of its layers, it is not run again)
 //   { abort: id } stops that open's reads.
-import { openGpt2, loadGpt2Core } from '../gpt2.js';
+import { MAX_KEPT_WEIGHTS, loadGpt2Core, openGpt2, runFlat } from '../gpt2.js';
 import { forgetStored, openStoredFile, startKeeping, storedModel } from './gpt2-store.js';
 
-// The attention weights one run() may return (web/gpt2.js): every layer's when they fit, so that
-// the all-heads grid and the lesson's check can search the whole model.
-const MAX_KEPT_WEIGHTS = 2 ** 24;
 
 let core = null;     // Promise of GPT-2's module, once asked for
 let model = null;    // the open Gpt2Model
@@ -89,7 +86,8 @@ function live() {
   return model;
 }
 
-// Runs the text: every layer's weights when they fit in one run, else only the shown layer's.
+// Runs the text: every layer's weights when they fit in one run (MAX_KEPT_WEIGHTS), so that the
+// all-heads grid and the lesson's check can search the whole model, else only the shown layer's.
 function run({ text, endOfTextFirst, layer }) {
   const m = live();
   let result;
@@ -99,7 +97,7 @@ function run({ text, endOfTextFirst, layer }) {
     const { layers, heads, context } = m.config;
     const n = m.tokenize(text).ids.length + (endOfTextFirst ? 1 : 0);
     const all = layers * heads * n * n <= MAX_KEPT_WEIGHTS && n <= context;
-    result = m.run(text, { endOfTextFirst, layers: all ? undefined : [layer] });
+    result = runFlat(m, text, { endOfTextFirst, layers: all ? undefined : [layer] });
     last = { model: m, text, endOfTextFirst, result };
   }
   const shown = withWeights(result, layer);
@@ -117,13 +115,12 @@ function run({ text, endOfTextFirst, layer }) {
   };
 }
 
-// One layer's heads, each head's n×n weights in one Float32Array, moved (not copied) to the page.
+// One layer's heads, each head's n×n weights in one Float32Array: a copy of the kept run's (which
+// stays whole for the next layer asked), moved to the page.
 function withWeights(result, layer) {
   const n = result.ids.length;
-  const heads = result.layers[layer].heads.map((head) => {
-    const flat = new Float32Array(n * n);
-    head.weights.forEach((row, i) => flat.set(row, i * n));
-    return { previousToken: head.previousToken, firstToken: head.firstToken, induction: head.induction, weights: flat };
-  });
+  const heads = result.layers[layer].heads.map((head) => ({
+    previousToken: head.previousToken, firstToken: head.firstToken, induction: head.induction, weights: head.weights.slice(),
+  }));
   return { value: { layer, n, heads }, transfer: heads.map((h) => h.weights.buffer) };
 }
