@@ -14,7 +14,7 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { startServer } from '../../tools/serve.mjs';
-import { buildSites, SITES, versionOf } from '../../tools/sites/build.mjs';
+import { buildSites, nextEnv, SITES, versionOf } from '../../tools/sites/build.mjs';
 import { readFixture } from '../js/helpers.mjs';
 import { launchChromium, openPage } from './chromium.mjs';
 
@@ -24,6 +24,26 @@ const shown = (x) => {
   const fixed = x.toFixed(3);
   return (Number(fixed) === 0 ? fixed.replace('-', '') : fixed).replace('-', '−');
 };
+
+/**
+ * Starts a site's own server (`vite`, `vitepress dev`, `next start`) from tools/sites/ and resolves,
+ * once its output matches `ready`, with { match, stop }. The servers print their URL in colour.
+ */
+function launch(bin, args, ready, env = {}) {
+  const child = spawn(join(ROOT, 'tools/sites/node_modules/.bin', bin), args,
+    { cwd: join(ROOT, 'tools/sites'), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env }, detached: true });
+  // The whole group: `next start` forks the server that holds the port.
+  const stop = () => { try { process.kill(-child.pid); } catch { /* already gone */ } };
+  let said = '';
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      said += chunk;
+      const match = ready.exec(said.replace(/\x1b\[[0-9;]*m/g, ''));
+      if (match) resolve({ match, stop });
+    });
+    child.on('exit', (code) => reject(new Error(`${bin} ${args[0]} exited (${code}): ${said}`)));
+  });
+}
 
 describe('issue 11 #8: <attention-calc> in sites built with generators from npm', { timeout: 300_000 }, () => {
   const served = {};
@@ -113,25 +133,15 @@ describe('issue 11 #8: <attention-calc> in sites built with generators from npm'
   });
 
   it('issue 11 #8: VitePress dev server: the same page works in `vitepress dev` (Vite imports nothing from public/: a dynamic import() of the element answered 500)', { timeout: 60_000 }, async () => {
-    const dev = spawn(join(ROOT, 'tools/sites/node_modules/.bin/vitepress'), ['dev', 'vitepress', '--port', '0'],
-      { cwd: join(ROOT, 'tools/sites'), stdio: ['ignore', 'pipe', 'pipe'] });
+    const { match: [, url], stop } = await launch('vitepress', ['dev', 'vitepress', '--port', '0'], /Local:\s+(http:\S+)/);
     try {
-      let said = '';
-      const url = await new Promise((resolve, reject) => {
-        dev.stdout.on('data', (chunk) => {
-          said += chunk;
-          const local = /Local:\s+(http:\S+)/.exec(said.replace(/\x1b\[[0-9;]*m/g, ''));
-          if (local) resolve(local[1]);
-        });
-        dev.on('exit', (code) => reject(new Error(`vitepress dev exited (${code}): ${said}`)));
-      });
       assert.ok(url.endsWith('/course/'), url);
       await page.goto(url);
       await page.locator('attention-calc').waitFor({ state: 'attached' });
       assert.deepEqual(await weightsShown(page), expected(spec.no_mask.weights));
       assert.deepEqual(problems, []);
     } finally {
-      dev.kill();
+      stop();
     }
   });
 
@@ -288,9 +298,54 @@ describe('issue 11 #8: <attention-calc> in sites built with generators from npm'
     await bundledSite(served.vite.url);
   });
 
+  it(`Vite ${versionOf('vite')} with React ${versionOf('react')} and TSX, production build (after \`tsc\`): the tag with a ref and a typed onattention-change handler; the worked example, the labs, training`, { timeout: 90_000 }, async () => {
+    await bundledSite(served['vite-react'].url);
+    // React passed the element's event to the component's handler, and the ref reached the element.
+    const said = page.getByText(/^The first query gives the first key/);
+    await assert.doesNotReject(said.filter({ hasText: shown(spec.no_mask.weights[0][0]) }).waitFor({ timeout: 5_000 }));
+    await page.evaluate(() => {
+      const calc = document.querySelector('attention-calc');
+      calc.hash = calc.hash.replace(/^q=[^;&]*/, 'q=2,0,0'); // the first query, changed
+    });
+    const changed = await page.evaluate(() => document.querySelector('attention-calc').result.weights[0][0]);
+    await said.filter({ hasText: changed.toFixed(3) }).waitFor({ timeout: 5_000 });
+    assert.deepEqual(problems, []);
+  });
+
   it(`issue 28: webpack ${versionOf('webpack')}, production build: \`import 'attention-calc'\` alone; the worked example, the labs, training; every file copied by webpack`, { timeout: 90_000 }, async () => {
     await bundledSite(served.webpack.url);
   });
+
+  // The GPT-2 panel's own files: its worker, GPT-2's module and tokenizer, found by the bundler.
+  // The course's model (the fixture with GPT-2's layout, 3 layers of 4 heads) on the site.
+  for (const site of ['vite', 'webpack', 'vite-react']) {
+    it(`the GPT-2 panel in the ${site} build: a course's model.safetensors (gpt2-src) opens in the panel's worker and every head's heatmap shows, each file from the site`, { timeout: 90_000 }, async () => {
+      const base = served[site].url;
+      await context.route(`${base}course/models/**`, (route) => route.fulfill({
+        path: join(ROOT, 'build-fixtures/gpt2/d64-f32', new URL(route.request().url()).pathname.split('/').pop()),
+      }));
+      await page.goto(`${base}course/`);
+      await page.evaluate(() => {
+        const panel = document.createElement('attention-calc');
+        panel.setAttribute('panels', 'gpt2');
+        panel.setAttribute('gpt2-src', 'models/model.safetensors');
+        document.body.append(panel);
+        panel.scrollIntoView();
+      });
+      const lab = page.getByRole('group', { name: 'Exercise 4: look inside GPT-2' });
+      await lab.getByRole('img', { name: 'GPT-2 layer 2 head 3', exact: true }).waitFor({ timeout: 45_000 }).catch(async (error) => {
+        throw new Error(`${error.message}\nThe panel says: ${await lab.locator('.cell-message').textContent().catch(() => '(no panel)')}`);
+      });
+      assert.equal(await lab.locator('figure.learned-head').count(), 4);
+      assert.match(await lab.locator('.gpt2-next li').first().textContent(), /\(\d+\.\d%\)$/);
+      const mine = responses.filter(([, url]) => url.startsWith(base));
+      assert.deepEqual(mine.filter(([status, url]) => status >= 400 || !new URL(url).pathname.startsWith('/course/')), []);
+      const names = mine.map(([, url]) => new URL(url).pathname);
+      assert.ok(names.some((p) => /gpt2-simd[^/]*\.wasm$/.test(p) || /\/[0-9a-f]{20}\.wasm$/.test(p)), `GPT-2's wasm from the site: ${names.join(', ')}`);
+      assert.ok(names.some((p) => /gpt2-tokenizer[^/]*\.bin$/.test(p) || /\/[0-9a-f]{20}\.bin$/.test(p)), `GPT-2's tokenizer from the site: ${names.join(', ')}`);
+      assert.deepEqual(problems, []);
+    });
+  }
 
   it('issue 28: the strict CSP (script-src \'self\' \'wasm-unsafe-eval\', style-src \'self\') holds in the Vite and webpack builds: no inline script or style, no data: URL, no eval', { timeout: 120_000 }, async () => {
     await context.close();
@@ -303,32 +358,25 @@ describe('issue 11 #8: <attention-calc> in sites built with generators from npm'
     }
   });
 
-  it(`issue 28: Next.js ${versionOf('next')}, app router, rendered on the server (\`next build\`, \`next start\`): a client component's \`import 'attention-calc'\`; the worked example, the labs, training, no hydration warning`, { timeout: 120_000 }, async () => {
-    const port = await new Promise((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address();
-        probe.close(() => resolve(free));
-      });
-    });
-    const server = spawn(join(ROOT, 'tools/sites/node_modules/.bin/next'), ['start', 'next', '--port', String(port), '--hostname', '127.0.0.1'],
-      { cwd: join(ROOT, 'tools/sites'), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' }, detached: true });
-    try {
-      let said = '';
-      await new Promise((resolve, reject) => {
-        server.stdout.on('data', (chunk) => {
-          said += chunk;
-          if (/Ready in/.test(said)) resolve();
+  for (const [site, bundler] of [['next', 'Turbopack'], ['next-webpack', 'webpack']]) {
+    it(`Next.js ${versionOf('next')} with ${bundler}, app router, rendered on the server (\`next build${site === 'next' ? '' : ' --webpack'}\`, \`next start\`): a client component's \`import 'attention-calc'\`; the worked example, the labs, training, no hydration warning`, { timeout: 120_000 }, async () => {
+      const port = await new Promise((resolve) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port: free } = probe.address();
+          probe.close(() => resolve(free));
         });
-        server.on('exit', (code) => reject(new Error(`next start exited (${code}): ${said}`)));
       });
-      // The page as the server rendered it holds the tags, before any script ran.
-      const html = await (await fetch(`http://127.0.0.1:${port}/course`)).text();
-      assert.equal(html.match(/<attention-calc\b/g)?.length, 2, 'the server rendered both tags');
-      await bundledSite(`http://127.0.0.1:${port}/`);
-    } finally {
-      process.kill(-server.pid); // next start and the server it forks
-    }
-  });
+      const { stop } = await launch('next', ['start', 'next', '--port', String(port), '--hostname', '127.0.0.1'], /Ready in/, { NEXT_TELEMETRY_DISABLED: '1', ...nextEnv(site) });
+      try {
+        // The page as the server rendered it holds the tags, before any script ran.
+        const html = await (await fetch(`http://127.0.0.1:${port}/course`)).text();
+        assert.equal(html.match(/<attention-calc\b/g)?.length, 2, 'the server rendered both tags');
+        await bundledSite(`http://127.0.0.1:${port}/`);
+      } finally {
+        stop();
+      }
+    });
+  }
 
   it(`issue 28: Astro ${versionOf('astro')}, static: a component imports the package in its frontmatter (in Node, at build time) and in a <script>; the worked example, the labs, training`, { timeout: 90_000 }, async () => {
     const html = readFileSync(join(out.astro, 'course/index.html'), 'utf8');
@@ -337,28 +385,18 @@ describe('issue 11 #8: <attention-calc> in sites built with generators from npm'
   });
 
   it('issue 28: Vite\'s dev server: the same page works in `vite` (the dependency optimizer moves the package\'s code; its files are still found)', { timeout: 90_000 }, async () => {
-    const dev = spawn(join(ROOT, 'tools/sites/node_modules/.bin/vite'), ['vite', '--port', '0', '--base', '/course/'],
-      { cwd: join(ROOT, 'tools/sites'), stdio: ['ignore', 'pipe', 'pipe'] });
+    const { match: [, url], stop } = await launch('vite', ['vite', '--port', '0', '--base', '/course/'], /Local:\s+(http:\S+)/);
     try {
-      let said = '';
-      const url = await new Promise((resolve, reject) => {
-        dev.stdout.on('data', (chunk) => {
-          said += chunk;
-          const local = /Local:\s+(http:\S+)/.exec(said.replace(/\x1b\[[0-9;]*m/g, ''));
-          if (local) resolve(local[1]);
-        });
-        dev.on('exit', (code) => reject(new Error(`vite exited (${code}): ${said}`)));
-      });
       assert.ok(url.endsWith('/course/'), url);
       await bundledSite(url.slice(0, -'course/'.length));
     } finally {
-      dev.kill();
+      stop();
     }
   });
 
   it('issue 11 #8: docs/embedding.md shows each site\'s snippet exactly as the sites are built from it', () => {
     const doc = readFileSync(join(ROOT, 'docs/embedding.md'), 'utf8');
-    for (const file of ['vitepress/.vitepress/config.mjs', 'vitepress/index.md',
+    for (const file of ['vitepress/.vitepress/config.mjs', 'vitepress/.vitepress/theme/index.mjs', 'vitepress/index.md',
       'docusaurus/docusaurus.config.mjs', 'docusaurus/docs/index.md', 'reveal/index.html', 'reveal/deck.js', 'iframe/lesson.html',
       'vite/main.js', 'vite/index.html']) {
       const text = readFileSync(join(ROOT, 'tools/sites', file), 'utf8').trimEnd();

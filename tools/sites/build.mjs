@@ -1,17 +1,22 @@
 // Builds real sites that embed <attention-calc> as a course author would, from this project's
-// npm package: `npm pack`, the tarball installed here, and its dist/ copied into each site.
+// npm package: `npm pack`, and the tarball installed here. The sites with a bundler import it; the
+// reveal.js deck and the iframe's page copy its dist/, as a page without a build step does.
 //
-//   vitepress/    VitePress (Vue), a Markdown page, base /course/
-//   docusaurus/   Docusaurus, classic preset (React), a Markdown page, baseUrl /course/
+//   vitepress/    VitePress (Vue), a Markdown page, base /course/: the theme imports the package
+//   docusaurus/   Docusaurus, classic preset (React), a Markdown page, baseUrl /course/: dist/
+//                 copied to static/, and loaded by a script tag
 //   reveal/       a reveal.js deck whose second slide holds the widget
 //   iframe/       a lesson page of a platform that takes only an <iframe> (frame.html)
 //   vite/         Vite (vanilla), base /course/: `import 'attention-calc'` and the tags, nothing
 //                 copied by hand (issue 28: Vite finds the package's files and copies them)
+//   vite-react/   Vite with React 19 and TSX, base /course/: the component imports the package
+//                 and its JSX types (attention-calc/react); `tsc` checks it before the build
 //   webpack/      webpack 5, the same page: the bundle and what webpack copied, under /course/
 //   astro/        Astro, static output, base /course: a component imports the package in its
 //                 frontmatter (in Node, at build time) and in a <script> (in the browser)
 //   next/         Next.js, app router, basePath /course: `next build` here (next/.next/); the test
 //                 serves it with `next start`, rendering on the server
+//   next-webpack  the same Next.js site built by webpack (`next build --webpack`, next/.next-webpack/)
 //
 // Each site is written to .out/<site>/, to be served from its root: the site itself is under
 // course/. The generators are pinned in package.json + package-lock.json; docs/embedding.md
@@ -34,12 +39,13 @@ const OUT = join(HERE, '.out');
 const MODULES = join(HERE, 'node_modules');
 const PACKAGE = join(MODULES, 'attention-calc');
 
-export const SITES = ['vitepress', 'docusaurus', 'reveal', 'iframe', 'vite', 'webpack', 'next', 'astro'];
+export const SITES = ['vitepress', 'docusaurus', 'reveal', 'iframe', 'vite', 'vite-react', 'webpack', 'next', 'next-webpack', 'astro'];
+// A site built from another's folder.
+const SOURCE = { 'next-webpack': 'next' };
+/** The environment `next build` and `next start` take for a Next.js site: where its build goes. */
+export const nextEnv = (site) => ({ NEXT_DIST_DIR: site === 'next-webpack' ? '.next-webpack' : '.next' });
 
-// Where each site's generator reads static files from: the package's dist/ is copied there.
-const STATIC = { vitepress: 'vitepress/public/attention-calc', docusaurus: 'docusaurus/static/attention-calc' };
-// Written by the generators or by this script inside a site's folder: not part of its sources.
-const GENERATED = new Set([...Object.values(STATIC), 'vitepress/.vitepress/cache', 'docusaurus/.docusaurus', 'vite/node_modules', 'next/.next', 'next/next-env.d.ts', 'astro/.astro', 'astro/node_modules']);
+const GENERATED = new Set(['docusaurus/static/attention-calc', 'vitepress/.vitepress/cache', 'docusaurus/.docusaurus', 'vite/node_modules', 'vite-react/node_modules', 'next/.next', 'next/.next-webpack', 'next/next-env.d.ts', 'astro/.astro', 'astro/node_modules']);
 
 const sha = (...parts) => parts.reduce((h, p) => h.update(p), createHash('sha256')).digest('hex');
 const readStamp = (path) => (existsSync(path) ? readFileSync(path, 'utf8') : null);
@@ -51,10 +57,15 @@ function npm(args, cwd) {
   });
 }
 
-function run(bin, args) {
-  execFileSync(join(MODULES, '.bin', bin), args, {
-    cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_UPDATE_NOTIFIER: '1', DOCUSAURUS_NO_UPDATE_NOTIFIER: '1', NEXT_TELEMETRY_DISABLED: '1', ASTRO_TELEMETRY_DISABLED: '1' },
-  });
+// A generator's command; a failure says what it printed (tsc prints its errors on stdout).
+function run(bin, args, env = {}) {
+  try {
+    execFileSync(join(MODULES, '.bin', bin), args, {
+      cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_UPDATE_NOTIFIER: '1', DOCUSAURUS_NO_UPDATE_NOTIFIER: '1', NEXT_TELEMETRY_DISABLED: '1', ASTRO_TELEMETRY_DISABLED: '1', ...env },
+    });
+  } catch (error) {
+    throw new Error(`${bin} ${args.join(' ')} failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`, { cause: error });
+  }
 }
 
 // A site's own files, for its stamp: everything in its folder but what the build writes there.
@@ -73,11 +84,14 @@ const copy = (from, to) => {
 
 const BUILDERS = {
   vitepress(out) {
-    copy(join(PACKAGE, 'dist'), join(HERE, STATIC.vitepress));
     run('vitepress', ['build', 'vitepress', '--outDir', join(out, 'course')]);
   },
   docusaurus(out) {
-    copy(join(PACKAGE, 'dist'), join(HERE, STATIC.docusaurus));
+    // The copy of dist/ route: Docusaurus's CSS rule also takes the element's stylesheets, which it
+    // finds by new URL('./….css', import.meta.url), and its CSS minimizer then fails on the
+    // css-loader module it made of them. A site's own webpack rule without `dependency: { not:
+    // ['url'] }` does the same.
+    copy(join(PACKAGE, 'dist'), join(HERE, 'docusaurus/static/attention-calc'));
     run('docusaurus', ['build', 'docusaurus', '--out-dir', join(out, 'course')]);
   },
   reveal(out) {
@@ -92,14 +106,23 @@ const BUILDERS = {
   vite(out) {
     run('vite', ['build', 'vite', '--base', '/course/', '--outDir', join(out, 'course'), '--emptyOutDir', '--logLevel', 'warn']);
   },
+  'vite-react'(out) {
+    run('tsc', ['-p', 'vite-react']);
+    run('vite', ['build', 'vite-react', '--base', '/course/', '--outDir', join(out, 'course'), '--emptyOutDir', '--logLevel', 'warn']);
+  },
   webpack(out) {
     execFileSync(process.execPath, [join(HERE, 'webpack/build.mjs'), join(out, 'course')], { cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'] });
   },
   next(out) {
-    run('next', ['build', 'next']);
+    run('next', ['build', 'next'], nextEnv('next'));
     // Served by `next start next` from next/.next/: the output folder only records the build.
     mkdirSync(join(out, 'course'), { recursive: true });
     writeFileSync(join(out, 'course', 'built-by-next.txt'), 'next build wrote tools/sites/next/.next/; serve it with next start\n');
+  },
+  'next-webpack'(out) {
+    run('next', ['build', 'next', '--webpack'], nextEnv('next-webpack'));
+    mkdirSync(join(out, 'course'), { recursive: true });
+    writeFileSync(join(out, 'course', 'built-by-next.txt'), 'next build --webpack wrote tools/sites/next/.next-webpack/; serve it with next start\n');
   },
   astro(out) {
     run('astro', ['build', '--root', 'astro', '--outDir', join(out, 'course')]);
@@ -154,7 +177,7 @@ export function buildSites({ force = false, log = () => {} } = {}) {
   const built = [];
   for (const site of SITES) {
     out[site] = join(OUT, site);
-    const files = sourceFiles(site);
+    const files = sourceFiles(SOURCE[site] ?? site);
     const stamp = sha(lock, packed.integrity, readFileSync(fileURLToPath(import.meta.url)),
       ...files.flatMap((f) => [f, readFileSync(join(HERE, f))]));
     const stampFile = join(OUT, `${site}.stamp`);
