@@ -1,20 +1,16 @@
 #pragma once
-// The lesson's two checks on a result, computed by the core so the page only displays them:
-// each row of A sums to 1, and each output lies inside the convex hull of the value vectors.
+// The lesson's checks on a result, computed by the core so the page only displays them: each
+// row of A sums to 1, each output lies inside the convex hull of the value vectors (the geometry
+// is geometry.hpp's), and the float32 result matches a float64 evaluation.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "attention.hpp"
+#include "geometry.hpp"
 #include "matrix.hpp"
 
 namespace attn {
-
-// Indices of the convex hull of 2-D points (rows of an m×2 matrix), counter-clockwise,
-// starting from the lowest-leftmost point, without collinear points. Degenerate sets give
-// 1 index (all points equal) or 2 (all points on a line), and no points give none.
-// Throws attn::Error naming the first NaN or infinite coordinate: a hull of such points has no meaning.
-std::vector<std::size_t> convex_hull_2d(const MatrixView& points);
 
 struct AttentionChecks {
   // Σ_j A_ij in double, per row. 0 for a fully masked row.
@@ -47,17 +43,6 @@ inline constexpr std::size_t kHullMaxIterations = 64;
 
 // hull_tolerance(v) above: kHullTolerance times the longest value vector's length.
 double hull_tolerance(const MatrixView& values);
-
-// Euclidean distance from z (d coordinates) to the convex hull of the rows of `points` (m×d),
-// for any m and d: Wolfe's minimum-norm-point algorithm (an active-set method) on the points
-// translated by −z. Each iteration costs O(m·d) for the point that improves most and
-// O(k·d + k³) for the active face of k <= min(m, d + 1) points. It stops when no point
-// improves the nearest one found by more than 1e-12 of its squared distance plus 1e-15 of the
-// squared spread of the points around z, or after 16 · kHullMaxIterations iterations. Returns
-// the distance to that point of the hull: not less than the true distance (up to rounding), and
-// within 1e-7 of the spread above it when the search stopped at the optimum.
-// Throws attn::Error for an empty set or non-finite coordinates.
-double distance_to_hull(const MatrixView& points, const float* z);
 
 // Complexity, n rows of output, m values of d_v coordinates: O(m·d_v) once, then per row O(d_v)
 // to compare with the values' bounding box and, for d_v >= 3, O(m·d_v) to test the row's own
