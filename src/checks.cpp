@@ -119,14 +119,25 @@ double float64_max_abs_diff(const AttentionResult& result, const MatrixView& q,
   const double scale = exact_scale(options.pitfalls, q.cols);
   const reference::AttentionRef ref = reference::attention_ref(
       q, k, v, result.hidden, scale, options.pitfalls.mask_after_softmax);
+  // A NaN difference sticks (std::max would drop it), so a NaN in the result is never verified.
   double worst = 0.0;
-  for (std::size_t i = 0; i < ref.weights.size(); ++i) {
-    worst = std::max(worst, std::fabs(double(result.weights.data[i]) - ref.weights[i]));
-  }
-  for (std::size_t i = 0; i < ref.output.size(); ++i) {
-    worst = std::max(worst, std::fabs(double(result.output.data[i]) - ref.output[i]));
-  }
+  const auto note = [&](double diff) { worst = std::isnan(diff) || diff > worst ? diff : worst; };
+  for (std::size_t i = 0; i < ref.weights.size(); ++i) note(std::fabs(double(result.weights.data[i]) - ref.weights[i]));
+  for (std::size_t i = 0; i < ref.output.size(); ++i) note(std::fabs(double(result.output.data[i]) - ref.output[i]));
   return worst;
+}
+
+Verification verify_against_float64(const AttentionResult& result, const MatrixView& q,
+                                    const MatrixView& k, const MatrixView& v,
+                                    const AttentionOptions& options) {
+  Verification out;
+  out.max_abs_diff = float64_max_abs_diff(result, q, k, v, options);
+  for (std::size_t j = 0; j < v.rows; ++j) {
+    for (std::size_t t = 0; t < v.cols; ++t) out.value_scale = std::max(out.value_scale, std::fabs(double(v(j, t))));
+  }
+  out.tolerance = kVerifiedTolerance * out.value_scale;
+  out.verified = out.max_abs_diff <= out.tolerance;
+  return out;
 }
 
 }  // namespace attn

@@ -60,10 +60,29 @@ AttentionChecks check_attention(const AttentionResult& result, const MatrixView&
 // attention(q, k, v, options)) and the same inputs evaluated in double with the same options
 // (reference/attention_ref.hpp): the same mask, and the same pitfall scale and
 // mask_after_softmax, so a pitfall is compared with itself. The scale is exact_scale()
-// (attention.hpp) in double: 1/√d_k by default. Fully masked rows are 0 in both, so they add nothing. Costs one more O(n·m·(d_k + d_v))
+// (attention.hpp) in double: 1/√d_k by default. Fully masked rows are 0 in both, so they add
+// nothing. NaN when an entry of the result is NaN, so such a result is never verified. Costs one more O(n·m·(d_k + d_v))
 // pass in scalar double.
 double float64_max_abs_diff(const AttentionResult& result, const MatrixView& q,
                             const MatrixView& k, const MatrixView& v,
                             const AttentionOptions& options);
+
+// The verified badge's tolerance, relative to the values' scale: verified when
+//   float64_max_abs_diff <= kVerifiedTolerance · max(1, max |V|).
+// float32 rounds an output to a few units in the last place of the values it averages, so the
+// bound grows with |V|; the weights, in [0, 1], keep the absolute 1e-5 while |V| <= 1.
+inline constexpr double kVerifiedTolerance = 1e-5;
+
+struct Verification {
+  double max_abs_diff = 0.0;  // float64_max_abs_diff
+  double value_scale = 1.0;   // max(1, max |V|)
+  double tolerance = 0.0;     // kVerifiedTolerance · value_scale
+  bool verified = false;      // max_abs_diff <= tolerance (false for NaN)
+};
+
+// The badge judged: float64_max_abs_diff against its tolerance.
+Verification verify_against_float64(const AttentionResult& result, const MatrixView& q,
+                                    const MatrixView& k, const MatrixView& v,
+                                    const AttentionOptions& options);
 
 }  // namespace attn

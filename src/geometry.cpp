@@ -54,6 +54,18 @@ std::vector<std::size_t> convex_hull_2d(const MatrixView& points) {
   return hull;
 }
 
+std::vector<std::size_t> convex_hull_of_columns(const MatrixView& points, std::size_t x, std::size_t y) {
+  if (x >= points.cols || (y != kNoColumn && y >= points.cols)) {
+    throw Error("the hull's columns must be among the points' " + std::to_string(points.cols));
+  }
+  Matrix plotted(points.rows, 2);
+  for (std::size_t j = 0; j < points.rows; ++j) {
+    plotted(j, 0) = points(j, x);
+    plotted(j, 1) = y == kNoColumn ? 0.0f : points(j, y);
+  }
+  return convex_hull_2d(plotted);
+}
+
 bool inside_polygon(const MatrixView& v, const std::vector<std::size_t>& hull, double x, double y, double tol) {
   const Point p{x, y};
   auto at = [&](std::size_t i) { return Point{v(i, 0), v(i, 1)}; };

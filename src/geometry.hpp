@@ -16,6 +16,14 @@ namespace attn {
 // Throws attn::Error naming the first NaN or infinite coordinate: a hull of such points has no meaning.
 std::vector<std::size_t> convex_hull_2d(const MatrixView& points);
 
+// No column: convex_hull_of_columns puts every point at y = 0.
+inline constexpr std::size_t kNoColumn = static_cast<std::size_t>(-1);
+
+// convex_hull_2d of the points (x_j, y_j) = (points(j, x), points(j, y)), as a plot of two of
+// the points' coordinates shows them; y = kNoColumn puts every point on y = 0 (one coordinate).
+// Throws attn::Error for a column out of range.
+std::vector<std::size_t> convex_hull_of_columns(const MatrixView& points, std::size_t x, std::size_t y);
+
 // Is (x, y) inside the convex polygon `hull` (convex_hull_2d of the rows of `points`, m×2), or
 // within `tol` of it? A hull of one point is a point, of two a segment.
 bool inside_polygon(const MatrixView& points, const std::vector<std::size_t>& hull, double x,

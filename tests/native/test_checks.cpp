@@ -137,6 +137,40 @@ TEST_CASE("verified badge: float32 core vs float64 is tiny on the worked example
   }
 }
 
+TEST_CASE("verified badge: judged by the core, and a wrong result is not verified") {
+  const Matrix q{{1, 1}, {0, 1}, {-1, 0}}, k{{1, 0}, {0, 1}, {-1, 0}}, v{{1, 0}, {0, 1}, {1, 1}};
+  const attn::AttentionOptions o;
+  attn::AttentionResult r = attn::attention(q, k, v, o);
+  const attn::Verification good = attn::verify_against_float64(r, q, k, v, o);
+  CHECK(good.verified);
+  CHECK(good.value_scale == 1.0);
+  CHECK(good.tolerance == attn::kVerifiedTolerance);
+  CHECK(good.max_abs_diff < 1e-6);
+  // One weight off by 1e-4, more than the tolerance: the badge says so.
+  r.weights(1, 2) += 1e-4f;
+  const attn::Verification bad = attn::verify_against_float64(r, q, k, v, o);
+  CHECK_FALSE(bad.verified);
+  CHECK(bad.max_abs_diff == doctest::Approx(1e-4).epsilon(1e-3));
+  // An output off by NaN is never verified.
+  r = attn::attention(q, k, v, o);
+  r.output(0, 0) = std::numeric_limits<float>::quiet_NaN();
+  CHECK_FALSE(attn::verify_against_float64(r, q, k, v, o).verified);
+}
+
+TEST_CASE("verified badge: the tolerance grows with max |V|, so an error of the same relative size passes") {
+  const Matrix q{{1, 1}, {0, 1}, {-1, 0}}, k{{1, 0}, {0, 1}, {-1, 0}}, v{{1e6f, 0}, {0, -2e6f}, {1, 1}};
+  const attn::AttentionOptions o;
+  attn::AttentionResult r = attn::attention(q, k, v, o);
+  const attn::Verification good = attn::verify_against_float64(r, q, k, v, o);
+  CHECK(good.value_scale == 2e6);
+  CHECK(good.tolerance == doctest::Approx(20.0));
+  CHECK(good.verified);
+  r.output(2, 1) += 8.0f;  // 4e-6 of max |V|: within the tolerance
+  CHECK(attn::verify_against_float64(r, q, k, v, o).verified);
+  r.output(2, 1) += 32.0f;  // 2e-5 of max |V|: not
+  CHECK_FALSE(attn::verify_against_float64(r, q, k, v, o).verified);
+}
+
 TEST_CASE("verified badge: tiny on random inputs, masks included") {
   ATTN_SEEDED_RANDOM(rng, 47);
   double worst = 0.0;

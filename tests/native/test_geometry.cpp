@@ -24,6 +24,17 @@ TEST_CASE("convex_hull_2d: corners only, counter-clockwise, degenerate sets hand
   CHECK(attn::convex_hull_2d(Matrix{{5, 5}}) == std::vector<std::size_t>{0});
 }
 
+TEST_CASE("convex_hull_of_columns: the hull a plot of two columns (or one) shows") {
+  const Matrix v{{0, 5, 0}, {2, 5, 0}, {2, 5, 2}, {0, 5, 2}, {1, 5, 1}};
+  CHECK(attn::convex_hull_of_columns(v, 0, 2) == attn::convex_hull_2d(Matrix{{0, 0}, {2, 0}, {2, 2}, {0, 2}, {1, 1}}));
+  CHECK(attn::convex_hull_of_columns(v, 2, 0) == attn::convex_hull_2d(Matrix{{0, 0}, {0, 2}, {2, 2}, {2, 0}, {1, 1}}));
+  // One coordinate: the points lie on y = 0, so the hull is the two ends.
+  CHECK(attn::convex_hull_of_columns(v, 0, attn::kNoColumn) == std::vector<std::size_t>{0, 1});
+  CHECK(attn::convex_hull_of_columns(v, 1, attn::kNoColumn) == std::vector<std::size_t>{0});
+  CHECK_THROWS_AS(attn::convex_hull_of_columns(v, 3, 0), attn::Error);
+  CHECK_THROWS_AS(attn::convex_hull_of_columns(v, 0, 3), attn::Error);
+}
+
 TEST_CASE("inside_polygon: a polygon, a segment and a point, within the tolerance") {
   const Matrix square{{0, 0}, {2, 0}, {2, 2}, {0, 2}};
   const auto hull = attn::convex_hull_2d(square);
