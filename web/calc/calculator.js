@@ -11,7 +11,7 @@ import { MaskControls } from './masks.js';
 import { parseNumber } from './parse.js';
 import { MAX_SEED, seedInput } from './seed-input.js';
 import { answerShape, coreInputs, coreMask, emptyPractice, MAX_DIM, MAX_TOKENS, PITFALLS, PRESETS, resize, sizes } from './state.js';
-import { RESULT_STEPS, STEPS, StepsView } from './steps.js';
+import { RESULT_STEPS, StepsView } from './steps.js';
 import { tex } from './tex.js';
 
 /** The verified badge's tolerance, relative to max(1, max |V|). */
@@ -553,7 +553,7 @@ export class Calculator {
   #loadPractice() {
     this.practiceReady ??= import('./practice.js').then(({ PracticeView }) => {
       this.practice = new PracticeView({
-        attn: this.attn, MatrixGrid, steps: STEPS, tex, parseNumber, presets: PRESETS, coreMask, answerShape, emptyPractice,
+        attn: this.attn, MatrixGrid, tex, parseNumber, presets: PRESETS, coreMask, answerShape, emptyPractice,
         // The learner's entries count in readonly too: the author fixed the exercise, the
         // learner answers it.
         apply: (next) => this.#apply(next),
