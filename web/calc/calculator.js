@@ -88,14 +88,15 @@ export class Calculator {
     this.inputStart = null;
     this.labs = new Map(); // name → Promise of the lab, built the first time `panels` names it
     this.labStylesLoaded = null; // the labs' stylesheet, asked for with the first lab
-    this.snippetsLoaded = null;  // the exporters' module, asked for with the share panel
     /** Resolves once every lab that `panels` names is built and shown. */
     this.labsReady = Promise.resolve();
-    this.plotReady = null; // the hull plot's module, asked for with the plot panel
-    this.checksReady = null; // the checks' module, asked for with the checks panel
+    // The parts loaded the first time a panel needs them (see #loadOnce): their Promises.
+    this.plotReady = null;
+    this.checksReady = null;
     this.stashedPractice = null; // the practice attempt put aside while exploring
     this.practice = null;  // practice mode's view and marking, loaded the first time it is used
     this.practiceReady = null;
+    this.snippetsLoaded = null;
     this.grids = null;     // the calculator's own parts, built the first time a panel needs them
     this.status = h('p', { class: 'calc-status', role: 'status', part: 'status' });
     this.element = h('div', { class: 'calc' }, this.status);
@@ -387,7 +388,6 @@ export class Calculator {
       text = await make(shown);
     } catch {
       this.shareStatus.textContent = `${label}: the exporter could not load; check the connection and try again.`;
-      this.snippetsLoaded = null;
       return;
     }
     const copied = await copyText(text);
@@ -457,7 +457,7 @@ export class Calculator {
     for (const button of this.modeButtons) button.setAttribute('aria-pressed', String((button.dataset.mode === 'practice') === Boolean(s.practice)));
     this.practiceSlot.hidden = !practicing;
     if (practicing && !this.practice) this.#loadPractice();
-    if (this.#shows('share')) this.#snippets().catch(() => { this.snippetsLoaded = null; });
+    if (this.#shows('share')) this.#snippets().catch(() => {}); // tried again on a click
     this.element.classList.toggle('readonly', readonly);
 
     for (const select of this.sizeControls.querySelectorAll('select')) {
@@ -534,10 +534,17 @@ export class Calculator {
     }
   }
 
-  // The checks' module, fetched the first time the checks panel shows, as the plot's is: an embed
-  // without it (panels="weights") does not download it. It shows what is on screen when it arrives.
+  // A part whose module is fetched the first time it is needed, so an embed that never needs it
+  // (panels="weights") does not download it: `build` runs once, with the module, or `failed` with
+  // the error. Every call returns the first call's Promise, kept in this[ready] (see `settled`).
+  #loadOnce(ready, load, build, failed) {
+    this[ready] ??= load().then(build, failed);
+    return this[ready];
+  }
+
+  // The checks' panel. It shows what is on screen when it arrives.
   #loadChecks() {
-    this.checksReady ??= import('./checks.js').then(({ ChecksView }) => {
+    return this.#loadOnce('checksReady', () => import('./checks.js'), ({ ChecksView }) => {
       this.checks = new ChecksView();
       this.checksSlot.append(this.checks.element);
       const shown = this.shown;
@@ -545,13 +552,11 @@ export class Calculator {
     }, (error) => {
       this.checksSlot.append(h('p', { class: 'calc-status error', role: 'alert', text: `The checks could not load: ${error.message}` }));
     });
-    return this.checksReady;
   }
 
-  // Practice mode's view and marking, fetched the first time the learner practises, so an embed
-  // that never does (panels="weights") does not download them.
+  // Practice mode's view and marking, the first time the learner practises.
   #loadPractice() {
-    this.practiceReady ??= import('./practice.js').then(({ PracticeView }) => {
+    return this.#loadOnce('practiceReady', () => import('./practice.js'), ({ PracticeView }) => {
       this.practice = new PracticeView({
         attn: this.attn, MatrixGrid, tex, parseNumber, presets: PRESETS, coreMask, answerShape, emptyPractice,
         // The learner's entries count in readonly too: the author fixed the exercise, the
@@ -567,7 +572,6 @@ export class Calculator {
       this.practiceSlot.className = 'calc-status error';
       this.practiceSlot.setAttribute('role', 'alert');
     });
-    return this.practiceReady;
   }
 
   // Only when the panels change: the labs do not depend on the calculator's state.
@@ -631,10 +635,9 @@ export class Calculator {
     this.#showLabs();
   }
 
-  // The hull plot's module, fetched the first time the plot panel shows, so an embed without it
-  // (panels="weights") does not download it. It draws what is on screen when it arrives.
+  // The hull plot. It draws what is on screen when it arrives.
   #loadPlot() {
-    this.plotReady ??= import('./plot.js').then(({ HullPlot }) => {
+    return this.#loadOnce('plotReady', () => import('./plot.js'), ({ HullPlot }) => {
       this.plot = new HullPlot({
         onMove: (j, x, y) => this.#moveValue(j, x, y),
         onAxes: (axes) => this.#edit('axes', (s) => { s.axes = axes; }),
@@ -647,14 +650,15 @@ export class Calculator {
     }, (error) => {
       this.plotSlot.append(h('p', { class: 'calc-status error', role: 'alert', text: `The plot could not load: ${error.message}` }));
     });
-    return this.plotReady;
   }
 
   // The PyTorch, NumPy and LaTeX exporters: fetched as soon as the share panel shows, so a click
-  // does not wait, and never by an embed without it.
+  // does not wait. One that failed to load is asked for again on the next click.
   #snippets() {
-    this.snippetsLoaded ??= import('./export.js');
-    return this.snippetsLoaded;
+    return this.#loadOnce('snippetsLoaded', () => import('./export.js'), (module) => module, (error) => {
+      this.snippetsLoaded = null;
+      throw error;
+    });
   }
 
   // The labs' stylesheet, fetched with the first lab; a lab is shown once it has loaded, so it
