@@ -61,7 +61,11 @@ val mask_reasons(val args) {
 }
 
 // args: { q, qRows, qCols, k, kRows, kCols, v, vRows, vCols, maskCausal, maskKeys, maskHidden,
-//         scaling ('sqrt' | 'dk' | 'none'), scale (a fixed factor; NaN for none), maskAfterSoftmax }
+//         scaling ('sqrt' | 'dk' | 'none'), scale (a fixed factor; NaN for none), maskAfterSoftmax,
+//         hullX, hullY (optional: the columns of V whose 2-D hull checks.plotHull holds, hullY -1
+//         for none) }
+// One call gives the calculator all it shows for an edit: the steps, the checks, the verified
+// badge judged here, and the plot's hull.
 val attention(val args) {
   return guarded([&] {
     const attn::Matrix q = matrix_arg(args, "q", "qRows", "qCols");
@@ -82,7 +86,16 @@ val attention(val args) {
     checks.set("outputInHull", uint8_array(c.output_in_hull));
     checks.set("hull", index_array(c.hull));
     checks.set("hullExact", c.hull_exact);
-    checks.set("float64MaxAbsDiff", attn::float64_max_abs_diff(r, q, k, v, options));
+    const attn::Verification verification = attn::verify_against_float64(r, q, k, v, options);
+    checks.set("float64MaxAbsDiff", verification.max_abs_diff);
+    checks.set("verified", verification.verified);
+    checks.set("verifiedTolerance", verification.tolerance);
+    checks.set("valueScale", verification.value_scale);
+    if (!args["hullX"].isUndefined()) {
+      const double y = args["hullY"].as<double>();
+      checks.set("plotHull", index_array(attn::convex_hull_of_columns(
+                                 v, size_arg(args, "hullX"), y < 0 ? attn::kNoColumn : size_arg(args, "hullY"))));
+    }
     out.set("checks", checks);
     return out;
   });

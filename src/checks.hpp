@@ -1,20 +1,16 @@
 #pragma once
-// The lesson's two checks on a result, computed by the core so the page only displays them:
-// each row of A sums to 1, and each output lies inside the convex hull of the value vectors.
+// The lesson's checks on a result, computed by the core so the page only displays them: each
+// row of A sums to 1, each output lies inside the convex hull of the value vectors (the geometry
+// is geometry.hpp's), and the float32 result matches a float64 evaluation.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "attention.hpp"
+#include "geometry.hpp"
 #include "matrix.hpp"
 
 namespace attn {
-
-// Indices of the convex hull of 2-D points (rows of an m×2 matrix), counter-clockwise,
-// starting from the lowest-leftmost point, without collinear points. Degenerate sets give
-// 1 index (all points equal) or 2 (all points on a line), and no points give none.
-// Throws attn::Error naming the first NaN or infinite coordinate: a hull of such points has no meaning.
-std::vector<std::size_t> convex_hull_2d(const MatrixView& points);
 
 struct AttentionChecks {
   // Σ_j A_ij in double, per row. 0 for a fully masked row.
@@ -48,17 +44,6 @@ inline constexpr std::size_t kHullMaxIterations = 64;
 // hull_tolerance(v) above: kHullTolerance times the longest value vector's length.
 double hull_tolerance(const MatrixView& values);
 
-// Euclidean distance from z (d coordinates) to the convex hull of the rows of `points` (m×d),
-// for any m and d: Wolfe's minimum-norm-point algorithm (an active-set method) on the points
-// translated by −z. Each iteration costs O(m·d) for the point that improves most and
-// O(k·d + k³) for the active face of k <= min(m, d + 1) points. It stops when no point
-// improves the nearest one found by more than 1e-12 of its squared distance plus 1e-15 of the
-// squared spread of the points around z, or after 16 · kHullMaxIterations iterations. Returns
-// the distance to that point of the hull: not less than the true distance (up to rounding), and
-// within 1e-7 of the spread above it when the search stopped at the optimum.
-// Throws attn::Error for an empty set or non-finite coordinates.
-double distance_to_hull(const MatrixView& points, const float* z);
-
 // Complexity, n rows of output, m values of d_v coordinates: O(m·d_v) once, then per row O(d_v)
 // to compare with the values' bounding box and, for d_v >= 3, O(m·d_v) to test the row's own
 // weights as a certificate (correct attention always stops there). The rows they do not prove
@@ -75,10 +60,29 @@ AttentionChecks check_attention(const AttentionResult& result, const MatrixView&
 // attention(q, k, v, options)) and the same inputs evaluated in double with the same options
 // (reference/attention_ref.hpp): the same mask, and the same pitfall scale and
 // mask_after_softmax, so a pitfall is compared with itself. The scale is exact_scale()
-// (attention.hpp) in double: 1/√d_k by default. Fully masked rows are 0 in both, so they add nothing. Costs one more O(n·m·(d_k + d_v))
+// (attention.hpp) in double: 1/√d_k by default. Fully masked rows are 0 in both, so they add
+// nothing. NaN when an entry of the result is NaN, so such a result is never verified. Costs one more O(n·m·(d_k + d_v))
 // pass in scalar double.
 double float64_max_abs_diff(const AttentionResult& result, const MatrixView& q,
                             const MatrixView& k, const MatrixView& v,
                             const AttentionOptions& options);
+
+// The verified badge's tolerance, relative to the values' scale: verified when
+//   float64_max_abs_diff <= kVerifiedTolerance · max(1, max |V|).
+// float32 rounds an output to a few units in the last place of the values it averages, so the
+// bound grows with |V|; the weights, in [0, 1], keep the absolute 1e-5 while |V| <= 1.
+inline constexpr double kVerifiedTolerance = 1e-5;
+
+struct Verification {
+  double max_abs_diff = 0.0;  // float64_max_abs_diff
+  double value_scale = 1.0;   // max(1, max |V|)
+  double tolerance = 0.0;     // kVerifiedTolerance · value_scale
+  bool verified = false;      // max_abs_diff <= tolerance (false for NaN)
+};
+
+// The badge judged: float64_max_abs_diff against its tolerance.
+Verification verify_against_float64(const AttentionResult& result, const MatrixView& q,
+                                    const MatrixView& k, const MatrixView& v,
+                                    const AttentionOptions& options);
 
 }  // namespace attn

@@ -47,6 +47,11 @@ export interface AttentionChangeDetail {
     maskAfterSoftmax: boolean;
   };
   result: SingleHeadResult;
+  /**
+   * false while a keystroke in a cell waits for its commit (Enter, leaving the cell, a paste, or
+   * a pause in typing); the same state then comes again with true. Every other change is true.
+   */
+  committed: boolean;
 }
 
 // 'error' here is the element's CustomEvent, not a script's ErrorEvent.

@@ -85,6 +85,10 @@
  *                            result }: mask as attention() takes it ('none', 'causal' or
  *                            { causal, keys, hidden }), scale null (1/√d_k), 'dk', 'none' or a
  *                            number; result is the core's full result and nothing else.
+ *                            committed: false while a keystroke in a cell waits for its commit
+ *                            (Enter, leaving the cell, a paste, or a pause in typing); the same
+ *                            state then comes again with committed: true. Every other change is
+ *                            committed at once. A page that writes its URL does so when committed.
  *   @event error             CustomEvent, bubbles and composed, when an attribute, a property
  *                            or the learner's input cannot be used, or the core cannot load:
  *                            detail = { message }. The last good result stays on screen.
@@ -456,11 +460,13 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
       state,
       ...view,
       link: (state) => `${this.linkTarget}#${toHash(state)}`,
-      onChange: (state, result) => {
-        this.#lastError = '';
+      onChange: (state, result, { committed, again = false }) => {
+        // A commit says again what is on screen: a problem said with it still stands.
+        if (!again) this.#lastError = '';
         this.#emit('attention-change', {
           inputs: coreInputs(state),
           result,
+          committed,
         });
       },
       onError: (message) => this.#emitError(message),

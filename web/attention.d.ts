@@ -90,6 +90,12 @@ export interface AttentionOptions {
    * scores before it; rows of A then no longer sum to 1.
    */
   maskAfterSoftmax?: boolean;
+  /**
+   * Two columns of V, [x, y], or [x, null] for one coordinate (every y is 0): the same call then
+   * returns the convex hull of the values as a plot of those columns shows them, in
+   * checks.plotHull. The calculator asks for it so one core call gives all it shows.
+   */
+  hullAxes?: [number, number | null];
 }
 
 export interface AttentionResult {
@@ -158,6 +164,18 @@ export interface AttentionChecks {
    * Fully masked rows are 0 on both sides. Typically below 1e-7 for the calculator's sizes.
    */
   float64MaxAbsDiff: number;
+  /**
+   * The badge's verdict, judged by the core: float64MaxAbsDiff ≤ verifiedTolerance. float32
+   * rounds an output to a few units in the last place of the values it averages, so the bound
+   * is relative to the values' scale. False for a NaN difference.
+   */
+  verified: boolean;
+  /** 1e-5 · valueScale. */
+  verifiedTolerance: number;
+  /** max(1, max |V|): the scale verifiedTolerance is relative to. */
+  valueScale: number;
+  /** Only with the hullAxes option: indices of the values on the hull of those two columns, counter-clockwise. */
+  plotHull?: number[];
 }
 
 export interface SingleHeadResult extends AttentionResult {

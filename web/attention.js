@@ -144,12 +144,18 @@ class Attention {
     const mask = argument('mask', () => toMask(o.mask, Q.rows, K.rows, S));
     const { scaling, scale } = argument('scale', () => toScale(o.scale));
     const maskAfterSoftmax = argument('maskAfterSoftmax', () => toBoolean(withDefault(o.maskAfterSoftmax, false), 'maskAfterSoftmax'));
+    // The plot's two columns of V (y null: one coordinate), so its hull comes with this call.
+    const hull = o.hullAxes === undefined ? {} : argument('hullAxes', () => {
+      if (!Array.isArray(o.hullAxes) || o.hullAxes.length !== 2) fail(`hullAxes must be [x, y] or [x, null], two columns of V (got ${describe(o.hullAxes)})`);
+      const [x, y] = o.hullAxes;
+      return { hullX: toRange(x, 'hullAxes[0]', 0, V.cols - 1), hullY: y === null ? -1 : toRange(y, 'hullAxes[1]', 0, V.cols - 1) };
+    });
     const raw = unwrap(
       this.#core.attention({
         q: Q.data, qRows: Q.rows, qCols: Q.cols,
         k: K.data, kRows: K.rows, kCols: K.cols,
         v: V.data, vRows: V.rows, vCols: V.cols,
-        ...mask, scaling, scale, maskAfterSoftmax,
+        ...mask, scaling, scale, maskAfterSoftmax, ...hull,
       }),
     );
     const result = attentionResult(raw, Q.rows, K.rows, V.cols, this.#hiddenBy);
@@ -160,7 +166,11 @@ class Attention {
       hull: raw.checks.hull,
       hullExact: raw.checks.hullExact,
       float64MaxAbsDiff: raw.checks.float64MaxAbsDiff,
+      verified: raw.checks.verified,
+      verifiedTolerance: raw.checks.verifiedTolerance,
+      valueScale: raw.checks.valueScale,
     };
+    if (raw.checks.plotHull) result.checks.plotHull = raw.checks.plotHull;
     return result;
   }
 

@@ -1,7 +1,6 @@
 // The calculator page: the calculator, whose state lives in the URL hash, then the lesson's labs.
 // The element's own loadAttention: in dist/ the page shares the element's bundle, and so its core.
 import { loadAttention } from './attention-calc.js';
-import { COMMIT_MS } from './calc/grid.js';
 import { brokenLinkMessage, defaultState, fromHash } from './calc/state.js';
 // Unbundled, the element's modules are fetched at once (preload.js); dist/ leaves that out.
 import './preload.js';
@@ -80,33 +79,21 @@ function holdAt(place, ready) {
 }
 const holdSection = (element) => holdAt(element, element.ready);
 
-// The URL follows the committed state, as the calculator does: a keystroke in a cell is written
-// once typing pauses (the grids' commit rule), not on every key, as history.replaceState costs
-// more than the rest of an update; any other control, leaving the calculator or the page
-// writes it at once. The section named in the hash stays.
-let urlPending = null;
+// The URL follows the committed state: a keystroke in a cell is written once the calculator
+// commits it (attention-change's committed), not on every key, as history.replaceState costs
+// more than the rest of an update; any other control writes it at once, and leaving the page
+// writes a keystroke still waiting. The section named in the hash stays.
+let urlPending = false;
 function writeUrl() {
-  clearTimeout(urlPending);
-  urlPending = null;
+  urlPending = false;
   const hash = hashFor(readHash(location.hash).section);
   if (location.hash !== hash) history.replaceState(history.state, '', hash);
 }
-// Set while an input event from a text field crosses the element (capture, then bubble): the
-// calculator's change event fires in between, from the cell's own listener.
-let typing = false;
-const TYPED = new Set(['text', 'number', 'search']);
-calc.addEventListener('input', (e) => {
-  const field = e.composedPath()[0];
-  typing = field instanceof HTMLInputElement && TYPED.has(field.type);
-}, { capture: true });
-calc.addEventListener('input', () => { typing = false; });
-calc.addEventListener('attention-change', () => {
-  if (!typing) return writeUrl();
-  clearTimeout(urlPending);
-  urlPending = setTimeout(writeUrl, COMMIT_MS);
+calc.addEventListener('attention-change', (e) => {
+  if (e.detail.committed) writeUrl();
+  else urlPending = true;
 });
-calc.addEventListener('focusout', () => { if (urlPending !== null) writeUrl(); });
-window.addEventListener('pagehide', () => { if (urlPending !== null) writeUrl(); });
+window.addEventListener('pagehide', () => { if (urlPending) writeUrl(); });
 
 // --- history ------------------------------------------------------------------------------
 // Each entry of the page's history remembers where the page was scrolled, so that Back and
@@ -137,8 +124,7 @@ document.addEventListener('click', (e) => {
   const section = link && sectionNamed(link.getAttribute('href').slice(1));
   if (!section) return;
   e.preventDefault();
-  clearTimeout(urlPending);
-  urlPending = null;
+  urlPending = false; // the new entry's hash holds the state on screen
   remember();
   history.pushState({ page: true }, '', hashFor(section.id));
   holdSection(section);

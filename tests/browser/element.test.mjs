@@ -289,6 +289,29 @@ describe('the <attention-calc> element', () => {
     assert.equal(await cellIn(w, 'Output row 2 column 1').textContent(), shown(want.output[1][0]));
   });
 
+  it('issue 29: attention-change says whether the state is committed: a keystroke not yet, then the same state again once committed', async () => {
+    await page.goto(await scratch('<attention-calc id="w"></attention-calc>'));
+    await ready();
+    await page.evaluate(() => {
+      window.seen = [];
+      document.getElementById('w').addEventListener('attention-change', (e) => window.seen.push({ committed: e.detail.committed, q11: e.detail.inputs.q[0][0], verified: e.detail.result.checks.verified }));
+    });
+    const w = widget('#w');
+    await cellIn(w, 'Q row 1 column 1').fill('2');
+    const typed = await page.evaluate(() => window.seen.splice(0));
+    assert.deepEqual(typed, [{ committed: false, q11: 2, verified: true }]);
+    // The grid commits after a pause in typing: the same state, committed.
+    await page.waitForFunction(() => window.seen.length > 0, null, { timeout: 5000 });
+    assert.deepEqual(await page.evaluate(() => window.seen.splice(0)), [{ committed: true, q11: 2, verified: true }]);
+    // Enter commits at once; any other control is committed with its change.
+    await cellIn(w, 'Q row 1 column 1').fill('3');
+    await cellIn(w, 'Q row 1 column 1').press('Enter');
+    assert.deepEqual(await page.evaluate(() => window.seen.splice(0)), [{ committed: false, q11: 3, verified: true }, { committed: true, q11: 3, verified: true }]);
+    await w.getByRole('checkbox', { name: 'Causal mask' }).check();
+    assert.deepEqual(await page.evaluate(() => window.seen.splice(0)), [{ committed: true, q11: 3, verified: true }]);
+    assert.deepEqual(problems, []);
+  });
+
   // The inputs the calculator computes with and the inputs attention-change reports are one
   // (state.js's coreInputs), for every pitfall: what is shown is the core's result for them.
   it('for every pitfall, attention-change reports the inputs the calculator computed with, and the result shown is the core\'s for those inputs', async () => {

@@ -8,14 +8,12 @@ import { copyText, saveSvg } from './files.js';
 import { MatrixGrid } from './grid.js';
 import { lastValidMessage, sentence } from './last-valid.js';
 import { MaskControls } from './masks.js';
+import { CalculatorModel } from './model.js';
 import { parseNumber } from './parse.js';
 import { MAX_SEED, seedInput } from './seed-input.js';
-import { answerShape, coreInputs, coreMask, emptyPractice, MAX_DIM, MAX_TOKENS, PITFALLS, PRESETS, resize, sizes } from './state.js';
-import { RESULT_STEPS, STEPS, StepsView } from './steps.js';
+import { answerShape, coreMask, emptyPractice, MAX_DIM, MAX_TOKENS, PITFALLS, PRESETS, resize, sizes } from './state.js';
+import { RESULT_STEPS, StepsView } from './steps.js';
 import { tex } from './tex.js';
-
-/** The verified badge's tolerance, relative to max(1, max |V|). */
-const VERIFIED_TOLERANCE = 1e-5;
 
 const HINT = 'Focus, hover or tap any computed number to see where it comes from.';
 
@@ -49,7 +47,8 @@ export class Calculator {
    * @param {object} o
    * @param {import('../attention.js').Attention} o.attn   the loaded core
    * @param {object} o.state                               the starting state (state.js)
-   * @param {(state: object, result: object) => void} [o.onChange]   after every valid update
+   * @param {(state: object, result: object, o: { committed: boolean, again?: boolean }) => void} [o.onChange]
+   *   after every update of what is shown, and once more (again) when a keystroke's state is committed
    * @param {(message: string) => void} [o.onError]        when the input cannot be computed
    * @param {(state: object) => string} [o.link]            the shareable URL of a state
    * @param {boolean} [o.readonly]                          show the inputs without letting them change
@@ -66,21 +65,14 @@ export class Calculator {
     this.labOptions = labOptions;
     this.filesBase = base;
     this.labsAttn = labsAttn;
-    this.state = state;
+    this.model = new CalculatorModel({ attn, state });
     this.onChange = onChange;
     this.onError = onError;
     this.link = link;
     this.options = { readonly, precision, panels };
-    // Three states: what is on screen as the learner types (state, result); the inputs as last
-    // committed (base: Enter, blur, paste, a pause, or any other control); and the last
-    // committed state that could be computed (valid), which stays on screen, dimmed, while
-    // the input has a problem. Typing 1e40 passes through 1e4, which is never committed.
-    this.result = null;    // the core's result for `state`, or null when it cannot be computed
-    this.plotHull = null;  // the hull of the plotted coordinates of V, for `result` (UI state, never on the result)
-    this.base = state;
-    this.valid = null;     // { state, result, plotHull }
+    // The live, committed and last valid states are the model's (model.js).
     this.drawn = null;     // the result the steps, plot and checks show
-    this.error = '';       // why the current input cannot be computed, or ''
+    this.toldCommitted = true; // what the last change event said
     this.problem = '';     // an input problem reported from outside (an attribute), until the next state
     this.viewProblem = ''; // a problem with how to show it (panels, precision, theme): the numbers stand
     this.viewProblemShown = ''; // the same as the learner reads it: one sentence per problem
@@ -88,14 +80,15 @@ export class Calculator {
     this.inputStart = null;
     this.labs = new Map(); // name → Promise of the lab, built the first time `panels` names it
     this.labStylesLoaded = null; // the labs' stylesheet, asked for with the first lab
-    this.snippetsLoaded = null;  // the exporters' module, asked for with the share panel
     /** Resolves once every lab that `panels` names is built and shown. */
     this.labsReady = Promise.resolve();
-    this.plotReady = null; // the hull plot's module, asked for with the plot panel
-    this.checksReady = null; // the checks' module, asked for with the checks panel
+    // The parts loaded the first time a panel needs them (see #loadOnce): their Promises.
+    this.plotReady = null;
+    this.checksReady = null;
     this.stashedPractice = null; // the practice attempt put aside while exploring
     this.practice = null;  // practice mode's view and marking, loaded the first time it is used
     this.practiceReady = null;
+    this.snippetsLoaded = null;
     this.grids = null;     // the calculator's own parts, built the first time a panel needs them
     this.status = h('p', { class: 'calc-status', role: 'status', part: 'status' });
     this.element = h('div', { class: 'calc' }, this.status);
@@ -108,9 +101,14 @@ export class Calculator {
     return Promise.all([this.labsReady, this.plotReady, this.checksReady, this.practiceReady]);
   }
 
+  /** The state on screen as the learner types it. */
+  get state() {
+    return this.model.state;
+  }
+
   /** What the steps, plot, checks and exports show: the live input, or the last valid one. */
   get shown() {
-    return this.#problem() ? this.valid : (this.result && { state: this.state, result: this.result, plotHull: this.plotHull });
+    return this.model.shown(this.#problem());
   }
 
   /** Replaces the state (from a preset, a link, an attribute) and updates everything. */
@@ -283,15 +281,18 @@ export class Calculator {
   // The state is now `state`: compute it, remember it as committed (and as the last valid
   // state, when it computes and no cell is wrong), and show it.
   #apply(state, { commit = true } = {}) {
-    this.state = state;
-    this.#compute();
-    if (commit) this.#commit();
+    this.#compute(state, { commit });
     this.#render();
   }
 
+  // The live state is committed (a cell's Enter, blur, paste or pause). Listeners that heard it
+  // uncommitted hear it again, committed: the page writes its URL then, not on every key.
   #commit() {
-    this.base = this.state;
-    if (this.result && !this.grids?.some((g) => g.error) && !this.error) this.valid = { state: this.state, result: this.result, plotHull: this.plotHull };
+    this.model.commit({ cellsValid: !this.grids?.some((g) => g.error) });
+    const shown = this.shown;
+    if (this.toldCommitted || !shown) return;
+    this.toldCommitted = true;
+    this.onChange(shown.state, shown.result, { committed: true, again: true });
   }
 
   // A cell's text stopped being a number (or is unfinished, like '-'): until it is fixed, the
@@ -301,10 +302,10 @@ export class Calculator {
     if (!grid.invalid.has(`${i},${j}`)) return; // valid again: onCell brought its number
     const key = name.toLowerCase();
     const next = structuredClone(this.state);
-    next[key][i][j] = this.base[key]?.[i]?.[j] ?? next[key][i][j];
-    if (['q', 'k', 'v'].every((m) => JSON.stringify(next[m]) === JSON.stringify(this.base[m]))) next.preset = this.base.preset;
-    this.state = next;
-    this.#compute();
+    const committed = this.model.committed;
+    next[key][i][j] = committed[key]?.[i]?.[j] ?? next[key][i][j];
+    if (['q', 'k', 'v'].every((m) => JSON.stringify(next[m]) === JSON.stringify(committed[m]))) next.preset = committed.preset;
+    this.#compute(next, { commit: false });
     this.#render();
   }
 
@@ -347,14 +348,8 @@ export class Calculator {
     this.setState(next);
   }
 
-  // Why each key is hidden from each query, from the core (the mask alone, so it holds while Q,
-  // K or V cannot be computed).
-  #maskReasons() {
-    return this.attn.maskReasons({ mask: coreMask(this.state), n: this.state.q.length });
-  }
-
   #toggleMask(i, j) {
-    const why = this.#maskReasons()[i][j];
+    const why = this.model.maskReasons()[i][j];
     // A cell the learner hid can always be shown again; one hidden only by a rule is explained.
     if (!why.includes('custom') && why.length) {
       this.explanation.replaceChildren(h('p', { text: why[0] === 'causal'
@@ -387,7 +382,6 @@ export class Calculator {
       text = await make(shown);
     } catch {
       this.shareStatus.textContent = `${label}: the exporter could not load; check the connection and try again.`;
-      this.snippetsLoaded = null;
       return;
     }
     const copied = await copyText(text);
@@ -403,29 +397,24 @@ export class Calculator {
 
   // --- computing and showing ------------------------------------------------------------------
 
-  #compute() {
-    if (!this.grids) return; // a lab-only widget computes nothing of the calculator's
-    const s = this.state;
-    const { dv } = sizes(s);
-    try {
-      const result = this.attn.attention(coreInputs(s));
-      let plotHull = result.checks.hull;
-      if (dv !== 2) {
-        const [ax, ay] = dv === 1 ? [0, null] : s.axes;
-        plotHull = this.attn.convexHull(s.v.map((row) => [row[ax], ay === null ? 0 : row[ay]]));
-      }
-      this.result = result;
-      this.plotHull = plotHull;
-      this.error = '';
-    } catch (error) {
-      this.result = null;
-      this.error = messageOf(error);
-    }
+  // One core call (model.js). A lab-only widget computes nothing of the calculator's: the state
+  // is kept, and computed once a calculator panel shows.
+  #compute(state, { commit }) {
+    if (!this.grids) this.model.keep(state, { commit });
+    else this.model.set(state, { commit, cellsValid: !this.grids.some((g) => g.error) });
+  }
+
+  // Listeners (the page's URL, the frame's parent) hear what is on screen, and whether it is
+  // committed: a keystroke's state is not until the grid commits it (#commit tells them then).
+  #tellChange(state, result) {
+    const committed = this.model.isCommitted;
+    this.toldCommitted = committed;
+    this.onChange(state, result, { committed });
   }
 
   // The input's problem, if any: a wrong cell, an input the core refuses, a bad attribute.
   #problem() {
-    return this.grids?.map((g) => g.error).find(Boolean) || this.error || this.problem;
+    return this.grids?.map((g) => g.error).find(Boolean) || this.model.live.error || this.problem;
   }
 
   #shows(panel) {
@@ -436,8 +425,7 @@ export class Calculator {
   #render() {
     if (!this.grids && this.options.panels.some((p) => PANELS.includes(p))) {
       this.#build();
-      this.#compute();
-      this.#commit();
+      this.model.set(this.model.state);
     }
     if (!this.grids) {
       const said = [this.problem && sentence(this.problem), this.viewProblemShown].filter(Boolean).join(' ');
@@ -457,7 +445,7 @@ export class Calculator {
     for (const button of this.modeButtons) button.setAttribute('aria-pressed', String((button.dataset.mode === 'practice') === Boolean(s.practice)));
     this.practiceSlot.hidden = !practicing;
     if (practicing && !this.practice) this.#loadPractice();
-    if (this.#shows('share')) this.#snippets().catch(() => { this.snippetsLoaded = null; });
+    if (this.#shows('share')) this.#snippets().catch(() => {}); // tried again on a click
     this.element.classList.toggle('readonly', readonly);
 
     for (const select of this.sizeControls.querySelectorAll('select')) {
@@ -467,7 +455,7 @@ export class Calculator {
     this.grids[0].update(s.q, { readonly });
     this.grids[1].update(s.k, { readonly });
     this.grids[2].update(s.v, { readonly });
-    this.masks.update(s, this.#maskReasons(), { readonly });
+    this.masks.update(s, this.model.maskReasons(), { readonly });
     for (const option of this.modeOptions) option.hidden = option.value === 'custom-scale' && s.pitfall !== 'custom-scale';
     this.modeSelect.value = s.pitfall;
     this.modeSelect.disabled = readonly;
@@ -488,7 +476,7 @@ export class Calculator {
     this.element.classList.toggle('stale', stale);
     this.status.classList.toggle('error', stale || Boolean(this.viewProblem));
     this.status.textContent = [
-      stale ? lastValidMessage(problem, 'result', { dimmed: true, kept: Boolean(this.valid) }) : '',
+      stale ? lastValidMessage(problem, 'result', { dimmed: true, kept: Boolean(this.model.lastValid) }) : '',
       this.viewProblem ? this.viewProblemShown : '',
     ].filter(Boolean).join(' ');
     const shown = this.shown;
@@ -507,7 +495,7 @@ export class Calculator {
 
     // Hidden panels are not drawn: a heatmap-only widget does the heatmap's work alone.
     if (practicing) {
-      this.onChange(state, result);
+      this.#tellChange(state, result);
       tell();
       return;
     }
@@ -521,11 +509,11 @@ export class Calculator {
       if (this.checks) this.checks.update(state, result, precision);
       else this.#loadChecks();
     }
-    this.#renderVerified(state);
+    this.#renderVerified();
     if (this.#shows('explain')) this.#renderExplanation();
     // Listeners (the page's URL, the frame's parent) hear what is on screen: the live state,
     // or, once the input goes wrong, the last valid one again, never a passing keystroke.
-    this.onChange(state, result);
+    this.#tellChange(state, result);
     tell();
     if (stale) return;
     if (this.inputStart !== null) {
@@ -534,10 +522,17 @@ export class Calculator {
     }
   }
 
-  // The checks' module, fetched the first time the checks panel shows, as the plot's is: an embed
-  // without it (panels="weights") does not download it. It shows what is on screen when it arrives.
+  // A part whose module is fetched the first time it is needed, so an embed that never needs it
+  // (panels="weights") does not download it: `build` runs once, with the module, or `failed` with
+  // the error. Every call returns the first call's Promise, kept in this[ready] (see `settled`).
+  #loadOnce(ready, load, build, failed) {
+    this[ready] ??= load().then(build, failed);
+    return this[ready];
+  }
+
+  // The checks' panel. It shows what is on screen when it arrives.
   #loadChecks() {
-    this.checksReady ??= import('./checks.js').then(({ ChecksView }) => {
+    return this.#loadOnce('checksReady', () => import('./checks.js'), ({ ChecksView }) => {
       this.checks = new ChecksView();
       this.checksSlot.append(this.checks.element);
       const shown = this.shown;
@@ -545,15 +540,13 @@ export class Calculator {
     }, (error) => {
       this.checksSlot.append(h('p', { class: 'calc-status error', role: 'alert', text: `The checks could not load: ${error.message}` }));
     });
-    return this.checksReady;
   }
 
-  // Practice mode's view and marking, fetched the first time the learner practises, so an embed
-  // that never does (panels="weights") does not download them.
+  // Practice mode's view and marking, the first time the learner practises.
   #loadPractice() {
-    this.practiceReady ??= import('./practice.js').then(({ PracticeView }) => {
+    return this.#loadOnce('practiceReady', () => import('./practice.js'), ({ PracticeView }) => {
       this.practice = new PracticeView({
-        attn: this.attn, MatrixGrid, steps: STEPS, tex, parseNumber, presets: PRESETS, coreMask, answerShape, emptyPractice,
+        attn: this.attn, MatrixGrid, tex, parseNumber, presets: PRESETS, coreMask, answerShape, emptyPractice,
         // The learner's entries count in readonly too: the author fixed the exercise, the
         // learner answers it.
         apply: (next) => this.#apply(next),
@@ -567,7 +560,6 @@ export class Calculator {
       this.practiceSlot.className = 'calc-status error';
       this.practiceSlot.setAttribute('role', 'alert');
     });
-    return this.practiceReady;
   }
 
   // Only when the panels change: the labs do not depend on the calculator's state.
@@ -631,10 +623,9 @@ export class Calculator {
     this.#showLabs();
   }
 
-  // The hull plot's module, fetched the first time the plot panel shows, so an embed without it
-  // (panels="weights") does not download it. It draws what is on screen when it arrives.
+  // The hull plot. It draws what is on screen when it arrives.
   #loadPlot() {
-    this.plotReady ??= import('./plot.js').then(({ HullPlot }) => {
+    return this.#loadOnce('plotReady', () => import('./plot.js'), ({ HullPlot }) => {
       this.plot = new HullPlot({
         onMove: (j, x, y) => this.#moveValue(j, x, y),
         onAxes: (axes) => this.#edit('axes', (s) => { s.axes = axes; }),
@@ -647,14 +638,15 @@ export class Calculator {
     }, (error) => {
       this.plotSlot.append(h('p', { class: 'calc-status error', role: 'alert', text: `The plot could not load: ${error.message}` }));
     });
-    return this.plotReady;
   }
 
   // The PyTorch, NumPy and LaTeX exporters: fetched as soon as the share panel shows, so a click
-  // does not wait, and never by an embed without it.
+  // does not wait. One that failed to load is asked for again on the next click.
   #snippets() {
-    this.snippetsLoaded ??= import('./export.js');
-    return this.snippetsLoaded;
+    return this.#loadOnce('snippetsLoaded', () => import('./export.js'), (module) => module, (error) => {
+      this.snippetsLoaded = null;
+      throw error;
+    });
   }
 
   // The labs' stylesheet, fetched with the first lab; a lab is shown once it has loaded, so it
@@ -669,15 +661,11 @@ export class Calculator {
     return this.labStylesLoaded;
   }
 
-  // float32 rounds an output to a few units in the last place of the values it averages, so
-  // the tolerance is relative to the values' scale: 1e-5 · max(1, max |V|). The weights, in
-  // [0, 1], keep the absolute 1e-5 that the same bound gives them while |V| ≤ 1. The badge shows
-  // the number it judges: where |V| exceeds 1, the difference relative to max |V| (with V₁₁ = 1e30
-  // the absolute one is 7e+21, which would look alarming beside a tick); the absolute in its title.
-  #renderVerified(state) {
-    const diff = this.drawn.checks.float64MaxAbsDiff;
-    const scale = Math.max(1, ...state.v.flat().map(Math.abs));
-    const ok = diff <= VERIFIED_TOLERANCE * scale;
+  // The core judges the badge (checks.hpp: 1e-5 · max(1, max |V|)). It shows the number it
+  // judges: where |V| exceeds 1, the difference relative to max |V| (with V₁₁ = 1e30 the absolute
+  // one is 7e+21, which would look alarming beside a tick); the absolute in its title.
+  #renderVerified() {
+    const { float64MaxAbsDiff: diff, valueScale: scale, verified: ok } = this.drawn.checks;
     const exp = (x) => (x === 0 ? '0' : x.toExponential(1).replace('-', '−'));
     this.verified.classList.toggle('fail', !ok);
     this.verified.textContent = `${ok ? '✓ verified' : '⚠ check'}: `
@@ -705,14 +693,6 @@ export class Calculator {
     if (related.k !== undefined) this.grids[1].highlightRow(related.k);
     this.explanation.replaceChildren(h('h3', { text: title }), ...lines.map((text) => h('p', { class: 'derivation', text })));
   }
-}
-
-// The API's own errors speak the learner's terms. An engine error (TypeError, a wasm trap…) is
-// a fault of ours, and its text would mean nothing to the learner.
-const ENGINE_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError, EvalError, URIError, WebAssembly.RuntimeError];
-function messageOf(error) {
-  const engine = !(error instanceof Error) || ENGINE_ERRORS.some((E) => error instanceof E);
-  return engine || !error.message ? 'the calculator could not compute this input' : error.message;
 }
 
 // 'Q' pasted as 4×3 over 3×2 → 'Q is now 4×3, so K and V were resized to match: K got row 4

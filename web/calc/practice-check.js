@@ -14,24 +14,14 @@
 // learner's numbers. Masked scores of hidden keys are given (−∞), not typed.
 import { sub } from './dom.js';
 import { format } from './format.js';
+import { STEP_KEYS, STEPS } from './lesson-steps.js';
 
 
-/**
- * Each step's matrix in a core result, in the lesson's order (state.js's PRACTICE_STEPS; not
- * imported, so that this module, loaded only in practice mode, shares no chunk with the page).
- */
-export const STEP_VALUES = {
-  scores: (r) => r.scores,
-  scaledBeforeMask: (r) => r.scaledBeforeMask,
-  scaled: (r) => r.scaled,
-  exp: (r) => r.exp,
-  rowSum: (r) => r.rowSum.map((s) => [s]),
-  weights: (r) => r.weights,
-  output: (r) => r.output,
-};
+/** Each step's matrix in a core result, by its key (lesson-steps.js). */
+export const STEP_VALUES = Object.fromEntries(STEPS.map((s) => [s.key, s.values]));
 
 /** The steps a learner fills in, in the lesson's order. */
-export const PRACTICE_STEPS = Object.keys(STEP_VALUES);
+export const PRACTICE_STEPS = STEP_KEYS;
 
 /** The named mistakes: what the learner is told. The first four come from the core's results. */
 export const MISTAKES = {

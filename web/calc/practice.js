@@ -5,11 +5,12 @@
 // verdict, and the exercises. The attempt lives in the calculator's state (state.practice), so
 // the link holds it; every change goes back through `apply`.
 //
-// The calculator's own parts (the grid, the steps' captions, tex, the number reader, and state.js's
-// presets, mask, grid shapes and empty attempt) are passed in, not imported: this module loads only when the learner practises, and
-// importing them would split the calculator's shared code into more files for every embed.
+// The calculator's own parts (the grid, tex, the number reader, and state.js's presets, mask,
+// grid shapes and empty attempt) are passed in, not imported: this module loads only when the
+// learner practises. The steps' table (lesson-steps.js) is plain data it imports, as it does dom.js.
 import { h, sub } from './dom.js';
 import { formatInput } from './format.js';
+import { STEP } from './lesson-steps.js';
 import { checkPractice, exerciseResults, learnerRowSums, PRACTICE_STEPS, STEP_VALUES } from './practice-check.js';
 
 /**
@@ -36,10 +37,8 @@ export function exerciseOf(state) {
 
 const sizesOf = (state) => ({ n: state.q.length, m: state.k.length, dv: state.v[0].length });
 
-// The lesson's word for a step where it is not the step's key (the result's field): the
-// calculator's cell names (steps.js's `name`), lower-cased.
-const WORD = { scaledBeforeMask: 'scaled', scaled: 'masked' };
-const word = (step) => WORD[step] ?? step;
+// The lesson's word for a step: the calculator's cell names, lower-cased.
+const word = (step) => STEP[step].name.toLowerCase();
 
 // "Your scores", "Your row sum": the calculator's cell names with "Your ".
 const cellName = (step, i, j) => (step === 'rowSum' ? `Your row sum row ${i + 1}` : `Your ${word(step)} row ${i + 1} column ${j + 1}`);
@@ -51,7 +50,6 @@ export class PracticeView {
    * @param {object} o
    * @param {import('../attention.js').Attention} o.attn   the loaded core
    * @param {typeof import('./grid.js').MatrixGrid} o.MatrixGrid   the calculator's editable grid
-   * @param {object[]} o.steps        steps.js's STEPS: each step's rows, tex(mode) and note
    * @param {typeof import('./tex.js').tex} o.tex
    * @param {typeof import('./parse.js').parseNumber} o.parseNumber
    * @param {object} o.presets        state.js's PRESETS, which the exercises start from
@@ -61,9 +59,7 @@ export class PracticeView {
    * @param {(state: object) => void} o.apply      the attempt changed: the calculator's new state
    * @param {(state: object) => void} o.setState   a new exercise replaces the state
    */
-  constructor({ attn, MatrixGrid, steps, tex, parseNumber, presets, coreMask, answerShape, emptyPractice, apply, setState }) {
-    const STEP = Object.fromEntries(steps.map((s) => [s.key, s]));
-    this.stepRows = (step) => STEP[step].rows;
+  constructor({ attn, MatrixGrid, tex, parseNumber, presets, coreMask, answerShape, emptyPractice, apply, setState }) {
     this.attn = attn;
     this.parseNumber = parseNumber;
     this.coreMask = coreMask;
@@ -174,7 +170,7 @@ export class PracticeView {
     const part = this.steps.get(step);
     if (part.built !== shape) {
       part.built = shape;
-      const rowLabels = Array.from({ length: rows }, (_, i) => `${this.stepRows(step)}${sub(i + 1)}`);
+      const rowLabels = Array.from({ length: rows }, (_, i) => `${STEP[step].rows}${sub(i + 1)}`);
       const colLabels = Array.from({ length: cols }, (_, j) => (step === 'rowSum' ? 'Σ' : step === 'output' ? `${j + 1}` : `k${sub(j + 1)}`));
       grid.reset();
       grid.update(Array.from({ length: rows }, () => Array(cols).fill(0)), { rowLabels, colLabels });

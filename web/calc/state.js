@@ -1,6 +1,7 @@
 // The calculator's state: inputs, masks, mode. Plain data, so it can live in a URL hash and be
 // copied; every number derived from it comes from the core.
 import { EXERCISE_V, WORKED_EXAMPLE } from '../examples.js';
+import { STEP_KEYS, STEPS } from './lesson-steps.js';
 import { parseMatrixText, parseNumber, quote } from './parse.js';
 import { mulberry32 } from './random.js';
 
@@ -8,13 +9,11 @@ export const MAX_TOKENS = 8;
 
 export const MAX_DIM = 8;
 
-/** The steps a learner fills in, in the lesson's order: the keys of practice-check.js's STEP_VALUES. */
-export const PRACTICE_STEPS = ['scores', 'scaledBeforeMask', 'scaled', 'exp', 'rowSum', 'weights', 'output'];
+/** The steps a learner fills in, in the lesson's order (lesson-steps.js). */
+export const PRACTICE_STEPS = STEP_KEYS;
 
-// Each step's name in a link (your-scaled=…, revealed=scaled,masked): the lesson's words, as
-// links have always written them, whatever the result's field is called, so links already
-// handed out still open.
-const LINK_NAMES = { scores: 'scores', scaledBeforeMask: 'scaled', scaled: 'masked', exp: 'exp', rowSum: 'rowSum', weights: 'weights', output: 'output' };
+// Each step's name in a link (your-scaled=…, revealed=scaled,masked).
+const LINK_NAMES = Object.fromEntries(STEPS.map((s) => [s.key, s.link]));
 
 /** The size of the learner's matrix for `step`: n×m, n×1 for the row sums, n×d_v for the output. */
 export function answerShape(step, { n, m, dv }) {

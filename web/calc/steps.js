@@ -7,31 +7,11 @@ import { h, sub } from './dom.js';
 import { format } from './format.js';
 import { heatmapSvg } from './heatmap.js';
 import { Stepper } from './stepper.js';
+import { STEPS } from './lesson-steps.js';
 import { tex } from './tex.js';
 
 /** The steps shown as the result, beside the inputs. */
 export const RESULT_STEPS = new Set(['weights', 'output']);
-
-const SCALE_TEX = {
-  'none': '\\dfrac{QK^\\top}{\\sqrt{d_k}}',
-  'mask-after-softmax': '\\dfrac{QK^\\top}{\\sqrt{d_k}}',
-  'scale-dk': '\\dfrac{QK^\\top}{d_k}',
-  'no-scale': 'QK^\\top',
-  'custom-scale': 's \\cdot QK^\\top',
-};
-
-// key (the result's field, as attention.d.ts names it: scaledBeforeMask is the lesson's "scaled",
-// scaled its "masked"), accessible name of the cells (the lesson's word), caption (TeX or a
-// function of the mode), plain note.
-export const STEPS = [
-  { key: 'scores', name: 'Scores', tex: () => 'QK^\\top', note: 'scores: each query against each key', rows: 'q', cols: 'k', get: (r) => r.scores },
-  { key: 'scaledBeforeMask', name: 'Scaled', tex: (mode) => SCALE_TEX[mode], note: 'scaled', rows: 'q', cols: 'k', get: (r) => r.scaledBeforeMask },
-  { key: 'scaled', name: 'Masked', tex: () => '\\text{masked}', note: 'hidden keys become −∞', rows: 'q', cols: 'k', get: (r) => r.scaled },
-  { key: 'exp', name: 'Exp', tex: () => 'e^{\\,x - \\max_j x}', note: 'exp, row max subtracted', rows: 'q', cols: 'k', get: (r) => r.exp },
-  { key: 'rowSum', name: 'Row sum', tex: () => '\\textstyle\\sum_j', note: 'row sums', rows: 'q', cols: null, get: (r) => r.rowSum.map((s) => [s]) },
-  { key: 'weights', name: 'Weights', tex: () => 'A', note: 'weights = exp / row sum', rows: 'q', cols: 'k', get: (r) => r.weights },
-  { key: 'output', name: 'Output', tex: () => 'Z = AV', note: 'output: weighted values', rows: 'z', cols: '', get: (r) => r.output },
-];
 
 let cellIds = 0; // ids for aria-describedby, unique in any one shadow root or page
 
@@ -91,7 +71,7 @@ export class StepsView {
     }
     for (const step of STEPS) {
       if (onlyWeights && step.key !== 'weights') continue;
-      const values = step.get(result);
+      const values = step.values(result);
       const table = this.tables.get(step.key);
       const rows = values.length, cols = values[0].length;
       if (table.rows.length !== rows + 1 || table.rows[0].cells.length !== cols + 1) this.#build(table, step, rows, cols);
