@@ -15,8 +15,10 @@
 #include "convert.hpp"
 #include "error.hpp"
 #include "learned/checkpoint.hpp"
+#include "learned/goals.hpp"
 #include "learned/model.hpp"
 #include "learned/scores.hpp"
+#include "learned/text_run.hpp"
 #include "learned/trainer.hpp"
 #include "learned/vocabulary.hpp"
 #include "limits.hpp"
@@ -34,32 +36,26 @@ val learned_config(const attn::learned::ModelConfig& c, std::uint64_t seed, std:
   out.set("dModel", double(c.d_model));
   out.set("context", double(c.context));
   out.set("vocabulary", std::string(attn::learned::kSymbols));
-  out.set("scale", std::string(c.scale == attn::learned::ScaleMode::none ? "none" : "sqrt"));
+  out.set("scale", std::string(attn::learned::scale_name(c.scale)));
   out.set("seed", exact_count(seed, "seed"));
   out.set("steps", exact_count(steps, "steps"));
   return out;
 }
 
-// One forward pass over BOS + text: tokens, the loss of each predicted position, and every
-// head's weights (n×n, row-major) with its scores.
+// The core's run of BOS + text (text_run.hpp), as JS objects: tokens, the loss of each predicted
+// position, and every head's weights (n×n, row-major) with its scores.
 val learned_run(const attn::learned::ModelConfig& c, const std::vector<float>& params, const std::string& text) {
   using namespace attn::learned;
-  const std::vector<int> tokens = encode(text, c.context);
-  const std::size_t n = tokens.size();
-  Activations a;
-  forward(c, params.data(), tokens.data(), 1, n, a);
-  const std::vector<int> targets = next_token_targets(tokens.data(), 1, n);
-  std::vector<float> per(n), probs;
-  loss(a, targets.data(), per.data(), probs);
-  per.pop_back();  // the last position predicts nothing
+  const TextRun r = run_text(c, params.data(), text);
+  const std::size_t n = r.n();
   std::vector<std::string> names;
-  for (int t : tokens) names.push_back(token_name(t));
+  for (int t : r.tokens) names.push_back(token_name(t));
   val layers = val::array();
   for (std::size_t l = 0; l < c.layers; ++l) {
     val heads = val::array();
     for (std::size_t h = 0; h < c.heads; ++h) {
-      const float* w = a.weights.data() + (l * c.heads + h) * n * n;
-      const HeadScores s = head_scores(w, n, tokens.data());
+      const float* w = r.head_weights(l * c.heads + h);
+      const HeadScores& s = r.heads[l * c.heads + h];
       val head = val::object();
       head.set("weights", float32_array(std::vector<float>(w, w + n * n)));
       // Means over no positions are undefined: null, never NaN.
@@ -75,7 +71,7 @@ val learned_run(const attn::learned::ModelConfig& c, const std::vector<float>& p
   val out = val::object();
   out.set("tokens", strings(names));
   out.set("n", double(n));
-  out.set("loss", float32_array(per));
+  out.set("loss", float32_array(r.loss));
   out.set("layers", layers);
   return out;
 }
@@ -127,6 +123,40 @@ void learned_model_free(double handle) {
   if (handle >= 0 && i < learned_models().size()) learned_models()[i].reset();
 }
 
+val goal_numbers(double previous_token, double induction, double first_token, double ratio) {
+  val out = val::object();
+  out.set("previousToken", previous_token);
+  out.set("induction", induction);
+  out.set("firstToken", first_token);
+  out.set("ratio", ratio);
+  return out;
+}
+
+// The goals (src/learned/goals.hpp): their thresholds, the evaluation set and the trainer's
+// schedule; with a model's handle (not −1), its scores on that set and whether they meet them.
+val learned_goals(double handle) {
+  return guarded([&] {
+    namespace L = attn::learned;
+    const L::GoalThresholds& t = L::kGoalThresholds;
+    val out = val::object();
+    out.set("thresholds", goal_numbers(t.previous_token, t.induction, t.first_token, t.loss_ratio));
+    out.set("seed", exact_count(L::kGoalSeed, "seed"));
+    out.set("sequences", double(L::kGoalSequences));
+    out.set("checkEvery", double(L::kGoalCheckEvery));
+    out.set("maxSteps", double(L::goal_max_steps()));
+    if (handle != -1) {
+      const LearnedModel& m = find(learned_models(), handle, "model");
+      const L::GoalScores g = L::goal_scores(m.config, L::evaluate_goals(m.config, m.params.data()));
+      val scores = goal_numbers(g.previous_token, g.induction, g.first_token, g.loss_ratio);
+      scores.set("lossFirstCopy", g.loss_first_copy);
+      scores.set("lossSecondCopy", g.loss_second_copy);
+      out.set("scores", scores);
+      out.set("met", L::met(g));
+    }
+    return out;
+  });
+}
+
 // createTrainer's defaults: the shipped checkpoint's recipe.
 val learned_recipe() {
   const attn::learned::TrainerOptions o = attn::learned::recipe();
@@ -138,7 +168,7 @@ val learned_recipe() {
   out.set("context", double(o.model.context));
   out.set("batch", double(o.batch));
   out.set("learningRate", double(o.learning_rate));
-  out.set("scale", std::string(o.model.scale == attn::learned::ScaleMode::none ? "none" : "sqrt"));
+  out.set("scale", std::string(attn::learned::scale_name(o.model.scale)));
   return out;
 }
 
@@ -170,8 +200,7 @@ val learned_trainer_create(val args) {
     o.model.context = size_arg(args, "context");
     o.batch = size_arg(args, "batch");
     o.learning_rate = float(args["learningRate"].as<double>());
-    o.model.scale = args["scale"].as<std::string>() == "none" ? attn::learned::ScaleMode::none
-                                                               : attn::learned::ScaleMode::sqrt_d_k;
+    o.model.scale = attn::learned::scale_mode(args["scale"].as<std::string>());
     return handle_result(keep(learned_trainers(), std::make_unique<attn::learned::Trainer>(o)));
   });
 }
@@ -215,6 +244,7 @@ EMSCRIPTEN_BINDINGS(learned_heads) {
   emscripten::function("learnedModelConfig", &learned_model_config);
   emscripten::function("learnedModelRun", &learned_model_run);
   emscripten::function("learnedModelFree", &learned_model_free);
+  emscripten::function("learnedGoals", &learned_goals);
   emscripten::function("learnedRecipe", &learned_recipe);
   emscripten::function("learnedLimits", &learned_limits);
   emscripten::function("learnedTrainerCreate", &learned_trainer_create);

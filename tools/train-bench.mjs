@@ -12,7 +12,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { setThreadsCount, setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 
 import { loadAttention } from '../web/attention.js';
-import { CHECK_EVERY, generator, GOAL_SEED, GOAL_STRINGS, goalsMet, measureGoals } from './train-goals.mjs';
+import { mulberry32 } from '../web/calc/random.js';
 
 // tfjs-core's main bundle registers no gradients; its ES module files do, but import each other
 // without the .js extension Node requires. This resolve hook adds it, for those files only.
@@ -38,7 +38,7 @@ function tfjsModel({ layers, heads, dModel: d, context: n, batch }, learningRate
   const blocks = Array.from({ length: layers }, () => ({ qkv: w(d, 3 * d, 1 / Math.sqrt(d)), o: w(d, d, 1 / Math.sqrt(d)) }));
   const causal = tf.tidy(() => tf.mul(tf.sub(1, tf.linalg.bandPart(tf.ones([n, n]), -1, 0)), -1e9));
   const optimizer = tf.train.adam(learningRate, 0.9, 0.98, 1e-8);
-  const random = generator(99);
+  const random = mulberry32(99);
   const ids = Int32Array.from({ length: batch * n }, (_, i) => (i % n === 0 ? VOCABULARY - 1 : Math.floor(random() * 27)));
   // oneHot's float32 output is wrong on tfjs-backend-wasm 4.22 (bit patterns of int 1): cast instead.
   const oneHot = (indices) => tf.cast(tf.oneHot(tf.tensor1d(indices, 'int32'), VOCABULARY), 'float32');
@@ -106,16 +106,16 @@ export async function trainingBench({ quick = false } = {}) {
     ` (tfjs loss on its batch ${tfjsStart.toFixed(3)} → ${tfjsAfter.toFixed(3)})`);
 
   const seeds = quick ? [1] : [1, 2, 3];
+  const { checkEvery } = attn.learnedGoals();
   const runs = [];
   for (const seed of seeds) {
     const t = attn.createTrainer({ seed });
     const start = performance.now();
     let goals, met = false;
     while (!met && t.model().config.steps < 8000) {
-      t.step(CHECK_EVERY);
+      t.step(checkEvery);
       const model = t.model();
-      goals = measureGoals(model, GOAL_SEED, GOAL_STRINGS);
-      met = goalsMet(goals);
+      ({ scores: goals, met } = attn.learnedGoals(model));
       model.dispose();
     }
     const steps = t.model().config.steps;

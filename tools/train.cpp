@@ -4,43 +4,23 @@
 //   --seed N --steps N --batch N --lr X --warmup N --decay N --layers N --heads N --d-model N
 //   --context N --scale sqrt|none --weight-decay X --init-sigma X --eval-every N --out DIR
 //   --no-write (tuning: print the curve, write nothing)
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "learned/checkpoint.hpp"
+#include "learned/goals.hpp"
+#include "learned/text_run.hpp"
 #include "learned/trainer.hpp"
 #include "learned/vocabulary.hpp"
 
 using namespace attn::learned;
 
 namespace {
-
-constexpr std::uint64_t kEvalSeed = 20261201;
-constexpr std::size_t kEvalSequences = 256;
-
-struct Goals {
-  double previous_token = 0, first_token = 0, induction = 0, ratio = 0;
-  bool met() const { return previous_token >= 0.7 && induction >= 0.7 && first_token >= 0.3 && ratio <= 0.15; }
-};
-
-Goals goals_of(const ModelConfig& c, const Evaluation& e) {
-  Goals g;
-  for (std::size_t l = 0; l < c.layers; ++l) {
-    for (std::size_t h = 0; h < c.heads; ++h) {
-      const HeadScores& s = e.heads[l * c.heads + h];
-      if (l == 0) g.previous_token = std::max(g.previous_token, s.previous_token);
-      if (l == 1) g.induction = std::max(g.induction, s.induction);
-      g.first_token = std::max(g.first_token, s.first_token);
-    }
-  }
-  g.ratio = e.loss_second_copy / e.loss_first_copy;
-  return g;
-}
 
 std::string json_number(double x) {
   char buf[32];
@@ -52,18 +32,12 @@ std::string json_number(double x) {
 // model reads 32 after BOS, so the record shows its first 32: every head's scores and the mean loss.
 std::string lesson_sentence(const ModelConfig& c, const std::vector<float>& params) {
   const std::string text = std::string("the cat sat on the mat because it was tired").substr(0, c.context - 1);
-  const std::vector<int> tokens = encode(text, c.context);
-  const std::size_t n = tokens.size();
-  Activations a;
-  std::vector<float> probs, per(n);
-  const std::vector<int> targets = next_token_targets(tokens.data(), 1, n);
-  forward(c, params.data(), tokens.data(), 1, n, a);
-  const double mean = loss(a, targets.data(), per.data(), probs);
+  const TextRun r = run_text(c, params.data(), text);
   std::ostringstream j;
-  j << "{ \"text\": \"" << text << "\", \"meanLoss\": " << json_number(mean) << ", \"heads\": [";
+  j << "{ \"text\": \"" << text << "\", \"meanLoss\": " << json_number(r.mean_loss) << ", \"heads\": [";
   for (std::size_t l = 0; l < c.layers; ++l) {
     for (std::size_t h = 0; h < c.heads; ++h) {
-      const HeadScores s = head_scores(a.weights.data() + (l * c.heads + h) * n * n, n, tokens.data());
+      const HeadScores& s = r.heads[l * c.heads + h];
       j << (l + h ? ",\n    " : "\n    ") << "{ \"layer\": " << l + 1 << ", \"head\": " << h + 1
         << ", \"previousToken\": " << json_number(s.previous_token) << ", \"firstToken\": "
         << json_number(s.first_token) << ", \"induction\": " << json_number(s.induction) << " }";
@@ -79,9 +53,10 @@ std::string lesson_sentence(const ModelConfig& c, const std::vector<float>& para
 
 int main(int argc, char** argv) {
   TrainerOptions o = recipe();
-  std::size_t steps = 4000, eval_every = 250;  // the shipped checkpoint: 4000 steps of recipe()
+  std::size_t steps = 4000, eval_every = kGoalCheckEvery;  // the shipped checkpoint: 4000 steps of recipe()
   std::string out_dir = "web";
   bool write = true;
+  const char* scale = nullptr;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> const char* {
@@ -101,7 +76,7 @@ int main(int argc, char** argv) {
     else if (a == "--heads") o.model.heads = std::strtoull(next(), nullptr, 10);
     else if (a == "--d-model") o.model.d_model = std::strtoull(next(), nullptr, 10);
     else if (a == "--context") o.model.context = std::strtoull(next(), nullptr, 10);
-    else if (a == "--scale") o.model.scale = std::strcmp(next(), "none") == 0 ? ScaleMode::none : ScaleMode::sqrt_d_k;
+    else if (a == "--scale") scale = next();
     else if (a == "--weight-decay") o.weight_decay = std::strtof(next(), nullptr);
     else if (a == "--init-sigma") o.init_sigma = std::strtof(next(), nullptr);
     else if (a == "--min-length") o.task.min_length = std::strtoull(next(), nullptr, 10);
@@ -124,24 +99,25 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (scale) o.model.scale = scale_mode(scale);
     Trainer t(o);
     const auto start = std::chrono::steady_clock::now();
     double train_seconds = 0;
     std::ostringstream curve;
     StepReport r;
     Evaluation e;
-    Goals g;
+    GoalScores g;
     long first_met = -1;
     while (t.steps() < steps) {
       const auto t0 = std::chrono::steady_clock::now();
       r = t.step(std::min(eval_every, steps - t.steps()));
       train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      e = evaluate(o.model, t.parameters().data(), kEvalSeed, kEvalSequences, o.task);
-      g = goals_of(o.model, e);
-      if (g.met() && first_met < 0) first_met = long(t.steps());
+      e = evaluate_goals(o.model, t.parameters().data(), o.task);
+      g = goal_scores(o.model, e);
+      if (met(g) && first_met < 0) first_met = long(t.steps());
       std::printf("step %5zu  loss %.3f  copy1 %.3f copy2 %.3f | eval copy1 %.3f copy2 %.3f ratio %.3f  prev %.2f ind %.2f first %.2f%s\n",
                   r.step, r.loss, r.loss_first_copy, r.loss_second_copy, e.loss_first_copy, e.loss_second_copy,
-                  g.ratio, g.previous_token, g.induction, g.first_token, g.met() ? "  goals met" : "");
+                  g.loss_ratio, g.previous_token, g.induction, g.first_token, met(g) ? "  goals met" : "");
       std::fflush(stdout);
       curve << (curve.tellp() > 0 ? ",\n    " : "") << "{ \"step\": " << r.step
             << ", \"trainingLoss\": " << json_number(r.loss)
@@ -169,17 +145,17 @@ int main(int argc, char** argv) {
       << "  \"seed\": " << o.seed << ",\n  \"steps\": " << t.steps() << ",\n"
       << "  \"config\": { \"layers\": " << o.model.layers << ", \"heads\": " << o.model.heads
       << ", \"dModel\": " << o.model.d_model << ", \"context\": " << o.model.context << ", \"scale\": \""
-      << (o.model.scale == ScaleMode::none ? "none" : "sqrt") << "\" },\n"
+      << scale_name(o.model.scale) << "\" },\n"
       << "  \"training\": { \"batch\": " << o.batch << ", \"learningRate\": " << json_number(o.learning_rate)
       << ", \"warmup\": " << o.warmup << ", \"decaySteps\": " << o.decay_steps
       << ", \"weightDecay\": " << json_number(o.weight_decay) << ", \"beta1\": " << json_number(o.beta1)
       << ", \"beta2\": " << json_number(o.beta2) << ", \"stringLengths\": [" << o.task.min_length << ", "
       << o.task.max_length << "], \"distinctLetterShare\": " << json_number(o.task.distinct_share)
       << ", \"distinctLettersFromStep\": " << o.distinct_from << " },\n"
-      << "  \"evaluation\": { \"seed\": " << kEvalSeed << ", \"sequences\": " << kEvalSequences
+      << "  \"evaluation\": { \"seed\": " << kGoalSeed << ", \"sequences\": " << kGoalSequences
       << ", \"lossFirstCopy\": " << json_number(e.loss_first_copy)
       << ", \"lossSecondCopy\": " << json_number(e.loss_second_copy)
-      << ", \"ratio\": " << json_number(g.ratio) << ", \"goalsMet\": " << (g.met() ? "true" : "false")
+      << ", \"ratio\": " << json_number(g.loss_ratio) << ", \"goalsMet\": " << (met(g) ? "true" : "false")
       << ", \"goalsFirstMetAtStep\": " << first_met << " },\n  \"finalTrainingLoss\": " << json_number(r.loss)
       << ",\n  \"heads\": [";
     for (std::size_t l = 0; l < o.model.layers; ++l) {

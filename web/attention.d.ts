@@ -435,6 +435,30 @@ export interface LearnedModel {
   dispose(): void;
 }
 
+/** The goals' four scores: the best layer-1 previous-token head, the best layer-2 induction head, the best attention sink, and the second copy's loss over the first's. */
+export interface LearnedGoalScores {
+  previousToken: number;
+  induction: number;
+  firstToken: number;
+  ratio: number;
+}
+
+/** The learned heads' goals, defined once in the core (src/learned/goals.hpp). */
+export interface LearnedGoals {
+  /** Met when each score is at least its threshold, and the ratio at most its. */
+  thresholds: LearnedGoalScores;
+  /** The evaluation set: `sequences` strings of distinct letters (s repeated once) that the core generates from `seed`. */
+  seed: number;
+  sequences: number;
+  /** The in-browser trainer measures the goals every `checkEvery` steps and gives up after `maxSteps`. */
+  checkEvery: number;
+  maxSteps: number;
+  /** Given a model: its scores on the set, with the ratio's two terms (mean losses, nats). */
+  scores?: LearnedGoalScores & { lossFirstCopy: number; lossSecondCopy: number };
+  /** Given a model: whether its scores meet every threshold. */
+  met?: boolean;
+}
+
 /** Ranges below are the core's (src/limits.hpp, kMaxLearned* and kMaxTraining*), checked in the core's numbers. */
 export interface Gpt2OpenOptions {
   /** Bytes of the tensors being read so far, of `total`; called with 0 first and `total` last. */
@@ -691,6 +715,12 @@ export interface Attention {
    * does a call before the learned heads' module has loaded (await learnedModel() or loadLearned()).
    */
   createTrainer(options?: TrainerOptions): Trainer;
+  /**
+   * The learned heads' goals, their evaluation set and the trainer's schedule; given a model, also
+   * its scores on that set and whether it meets them (the core runs it on every string). Throws an
+   * Error before the learned heads' module has loaded, or for a disposed model.
+   */
+  learnedGoals(model?: LearnedModel): LearnedGoals;
   /**
    * Opens GPT-2 from a safetensors file in Hugging Face's layout (openai-community/gpt2's
    * model.safetensors; distilgpt2 and gpt2-medium too): a File or Blob (read in slices, never

@@ -614,6 +614,24 @@ class Attention {
   }
 
   /**
+   * The learned heads' goals, as the core defines them (src/learned/goals.hpp): the thresholds,
+   * the evaluation set and the trainer's schedule; given a model, its scores on that set and
+   * whether they meet the goals. See attention.d.ts. Needs the learned heads' module loaded.
+   */
+  learnedGoals(model) {
+    let core = this.#learnedCore, handle = -1;
+    if (model !== undefined) {
+      if (!(model instanceof LearnedModel)) fail(`learnedGoals takes a model from learnedModel() or trainer.model() (got ${describe(model)})`);
+      [core, handle] = modelInCore(model);
+    } else if (!core) {
+      fail('learnedGoals needs the learned heads\' module, which loads on first use: await attn.learnedModel() or attn.loadLearned() first');
+    }
+    const { thresholds, seed, sequences, checkEvery, maxSteps, scores, met } = unwrap(core.learnedGoals(handle));
+    const goals = { thresholds: { ...thresholds }, seed, sequences, checkEvery, maxSteps };
+    return scores ? { ...goals, scores: { ...scores }, met } : goals;
+  }
+
+  /**
    * Bytes currently allocated in the wasm heaps, the calculator's and (once loaded) the learned
    * heads' (a diagnostic: it stays flat across calls).
    */
@@ -626,10 +644,20 @@ class Attention {
 // handle; each is freed when its JS object is garbage-collected, or at once by dispose().
 const release = new FinalizationRegistry(({ free, handle }) => free(handle));
 
+// A model's module and handle, for learnedGoals(): set by LearnedModel, whose fields are private.
+let modelInCore;
+
 /** A learned-heads model: the shipped checkpoint, or a trainer's weights at one step. */
 class LearnedModel {
   #core;
   #handle;
+
+  static {
+    modelInCore = (model) => {
+      if (model.#handle === null) fail('this model was disposed');
+      return [model.#core, model.#handle];
+    };
+  }
 
   constructor(core, handle) {
     this.#core = core;

@@ -23,6 +23,14 @@ std::string range_message(const char* what, std::size_t value, std::size_t lo, s
 
 }  // namespace
 
+ScaleMode scale_mode(std::string_view name) {
+  if (name == "sqrt") return ScaleMode::sqrt_d_k;
+  if (name == "none") return ScaleMode::none;
+  throw Error("scale must be 'sqrt' (1/√d_k) or 'none', got '" + std::string(name) + "'");
+}
+
+const char* scale_name(ScaleMode s) { return s == ScaleMode::none ? "none" : "sqrt"; }
+
 float ModelConfig::scale_factor() const {
   return scale == ScaleMode::none ? 1.0f : 1.0f / std::sqrt(float(d_head()));
 }

@@ -8,11 +8,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attn::learned {
 
 enum class ScaleMode { sqrt_d_k, none };
+
+// The API's names for a scale, "sqrt" and "none". scale_mode throws attn::Error for any other.
+ScaleMode scale_mode(std::string_view name);
+const char* scale_name(ScaleMode s);
 
 struct ModelConfig {
   std::size_t layers = 2;

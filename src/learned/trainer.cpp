@@ -29,6 +29,15 @@ float learning_rate_at(const TrainerOptions& o, std::size_t step) {  // step cou
 
 }  // namespace
 
+// Measured with tools/train.cpp, 4000 steps from seed 1, one option changed at a time, goals on
+// goals.hpp's set (shipped: first met at step 2500; at 4000, ratio 0.059, previous-token 0.955,
+// induction 0.951):
+//   weight decay 0.01: first met at 2750, the same scores at 4000; no gain, so none.
+//   distinct_share 0: met at 2750, then induction fades to 0.69 (ratio 0.100) by 4000, unmet;
+//     1: previous-token only 0.65 at 4000, never met. 0.5 keeps both heads.
+//   distinct_from 0: the circuit never forms (previous-token 0.09, ratio 0.209); 750: met at
+//     2500, ratio 0.062 at 4000; 3000: met at 2750, induction 0.84. 1500 leaves all-random
+//     letters time to form the circuit (its phase change comes near step 750), then sharpens it.
 TrainerOptions recipe() {
   TrainerOptions o;
   o.model.layers = 2;

@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 
 import { startServer } from '../../tools/serve.mjs';
-import { copyText, generator } from '../../tools/train-goals.mjs';
 import { loadAttention } from '../../web/attention.js';
 import { format } from '../../web/calc/format.js';
 import { ROLE_THRESHOLD as THRESHOLD } from '../../web/labs/learned-roles.js';
@@ -24,6 +23,12 @@ const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 const PANEL = 'Look inside a trained model';
 const NAMES = ['Layer 1 head 1', 'Layer 1 head 2', 'Layer 2 head 1', 'Layer 2 head 2'];
 const ROLES = [['previousToken', 'previous-token head'], ['induction', 'induction head'], ['firstToken', 'attention sink']];
+// Six repeated strings of distinct letters (a prefix, s, s again, filler; 32 characters), as the
+// trainer's evaluation makes them: the ones this test has always typed.
+const REPEATED = [
+  'uhx dqizoswlfycqizoswlfycvmbgrta', 'kjmxwtzndcrsqaihfvyihfvyplub oeg', 'qwstzdkary gcbzdkary gcbiunehfpl',
+  'mqvfjdscxip bkwuzvfjdscxip bkwuz', 'cuonxgdlytjpfmviuonxgdlytjpfmviz', 'cwpzaxyvlegqkiu mzaxyvlegqkiu mh',
+];
 
 describe('issue 14: look inside a trained model', () => {
   const env = servedWeb();
@@ -99,9 +104,7 @@ describe('issue 14: look inside a trained model', () => {
 
   it('on generated repeated strings, each caption has exactly the labels its measured scores earn, and at least one head is a previous-token head, one an induction head, one an attention sink', async () => {
     await open();
-    const random = generator(14);
-    for (let k = 0; k < 6; k++) {
-      const { text } = copyText(random, 33);
+    for (const text of REPEATED) {
       await type(text);
       assert.equal(await shownText(), text);
       const run = model.run(text);

@@ -427,7 +427,7 @@ describe('issue 14: the training panel against a stand-in worker', () => {
     await deliver(0, { type: 'check', key: 'sqrt', step: 250, goals, met: true, config: { layers: 2, heads: 2, dModel: 32, context: 33, vocabulary: 'abcdefghijklmnopqrstuvwxyz ' } });
     await page.waitForFunction(() => document.querySelector('attention-calc').shadowRoot.querySelector('.train-goals tbody')?.children.length === 4);
     assert.match(await read(page, '.train-summary'), /on its training batches \(the mean of the last 50 steps'\), first copy 3\.39 nats, second copy 0\.53 nats/);
-    assert.match(await read(page, '.train-goals caption'), /on 64 generated strings of distinct letters: other strings than the training batches/);
+    assert.match(await read(page, '.train-goals caption'), /on 256 generated strings of distinct letters: other strings than the training batches/);
     assert.match(await read(page, '.train-goals tbody tr:last-child'), /on these strings.*10 % \(0\.33 \/ 3\.30 nats\) ✓ met/);
     assert.deepEqual(problems, []);
   });

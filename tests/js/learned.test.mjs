@@ -1,14 +1,16 @@
 // Issue 13: the learned-heads JS API (attn.learnedModel, attn.createTrainer) under Node, on both
-// WebAssembly builds: the shipped checkpoint reaches the issue's goals on strings this test
-// generates from a seed (tools/train-goals.mjs), training is deterministic, and bad input raises a clear Error.
+// WebAssembly builds: the shipped checkpoint reaches the issue's goals on the core's evaluation set
+// (attn.learnedGoals), training is deterministic, and bad input raises a clear Error.
 import assert from 'node:assert/strict';
 import { describe, it, before } from 'node:test';
 
 import { loadAttention } from '../../web/attention.js';
-import { GOALS, goalsMet, measureGoals } from '../../tools/train-goals.mjs';
+import { readFileSync } from 'node:fs';
 import { BUILDS } from './helpers.mjs';
 
 const SYMBOLS = 'abcdefghijklmnopqrstuvwxyz ';
+// The shipped checkpoint's record, written by tools/train.cpp with the checkpoint.
+const RECORD = JSON.parse(readFileSync(new URL('../../web/learned-heads.json', import.meta.url), 'utf8'));
 
 for (const build of BUILDS) {
   describe(`${build.name} build`, () => {
@@ -18,28 +20,46 @@ for (const build of BUILDS) {
       await attn.loadLearned();
     });
 
-    it('issue 13: the shipped checkpoint reaches the goals on 64 strings generated from seed 13', async () => {
+    it('issue 13, 29: the shipped checkpoint reaches the goals, with the numbers its record (written natively) reports', async () => {
       const model = await attn.learnedModel();
       assert.equal(await attn.learnedModel(), model, 'fetched once, then shared');
       assert.deepEqual(
         { ...model.config },
         { layers: 2, heads: 2, dModel: 32, context: 33, vocabulary: SYMBOLS, scale: 'sqrt', seed: 1, steps: 4000 },
       );
-      const g = measureGoals(model, 13, 64);
-      assert.ok(g.previousToken >= GOALS.previousToken, `a layer-1 previous-token head: ${JSON.stringify(g)}`);
-      assert.ok(g.induction >= GOALS.induction, `a layer-2 induction head: ${JSON.stringify(g)}`);
-      assert.ok(g.firstToken >= GOALS.firstToken, `an attention sink: ${JSON.stringify(g)}`);
-      assert.ok(g.ratio <= GOALS.ratio, `second copy's loss ≤ ${GOALS.ratio * 100} % of the first's: ${JSON.stringify(g)}`);
-      assert.ok(goalsMet(g));
+      const { thresholds, scores: g, met } = attn.learnedGoals(model);
+      assert.ok(g.previousToken >= thresholds.previousToken, `a layer-1 previous-token head: ${JSON.stringify(g)}`);
+      assert.ok(g.induction >= thresholds.induction, `a layer-2 induction head: ${JSON.stringify(g)}`);
+      assert.ok(g.firstToken >= thresholds.firstToken, `an attention sink: ${JSON.stringify(g)}`);
+      assert.ok(g.ratio <= thresholds.ratio, `second copy's loss ≤ ${thresholds.ratio * 100} % of the first's: ${JSON.stringify(g)}`);
+      assert.equal(met, true);
+      // tools/train.cpp measured the same set natively and wrote 6 significant digits.
+      const { evaluation, heads } = RECORD;
+      const close = (measured, recorded, what) => assert.ok(Math.abs(measured - recorded) <= 5e-6 * Math.abs(recorded), `${what}: ${measured} here, ${recorded} natively`);
+      close(g.lossFirstCopy, evaluation.lossFirstCopy, 'lossFirstCopy');
+      close(g.lossSecondCopy, evaluation.lossSecondCopy, 'lossSecondCopy');
+      close(g.ratio, evaluation.ratio, 'ratio');
+      const best = (layer, key) => Math.max(...heads.filter((h) => layer === undefined || h.layer === layer).map((h) => h[key]));
+      close(g.previousToken, best(1, 'previousToken'), 'previousToken');
+      close(g.induction, best(2, 'induction'), 'induction');
+      close(g.firstToken, best(undefined, 'firstToken'), 'firstToken');
+      assert.equal(met, evaluation.goalsMet);
     });
 
-    it('issue 13: the goals measure something: an untrained model meets none of them', () => {
+    it('issue 29: learnedGoals() gives the core\'s goals, evaluation set and schedule; an untrained model meets none', () => {
+      const goals = attn.learnedGoals();
+      assert.deepEqual(goals, {
+        thresholds: { previousToken: 0.7, induction: 0.7, firstToken: 0.3, ratio: 0.15 },
+        seed: RECORD.evaluation.seed, sequences: RECORD.evaluation.sequences, checkEvery: 250, maxSteps: RECORD.training.decaySteps,
+      });
       const trainer = attn.createTrainer({ seed: 1 });
       const untrained = trainer.model();
-      const g = measureGoals(untrained, 13, 16);
-      assert.ok(g.previousToken < GOALS.previousToken && g.induction < GOALS.induction && g.ratio > GOALS.ratio, JSON.stringify(g));
-      assert.equal(goalsMet(g), false);
+      const { thresholds, scores: g, met } = attn.learnedGoals(untrained);
+      assert.ok(g.previousToken < thresholds.previousToken && g.induction < thresholds.induction && g.ratio > thresholds.ratio, JSON.stringify(g));
+      assert.equal(met, false);
       untrained.dispose();
+      assert.throws(() => attn.learnedGoals(untrained), { message: 'this model was disposed' });
+      assert.throws(() => attn.learnedGoals(trainer), { message: /^learnedGoals takes a model from learnedModel\(\) or trainer\.model\(\)/ });
       trainer.dispose();
     });
 
@@ -176,11 +196,12 @@ it('issue 13: a missing or broken checkpoint rejects with a clear Error, and a l
 // worker's global scope. Its trainers are wrapped: the scaled one jumps to the last step (so it
 // finishes at once), the unscaled one throws on its third step as a diverged run does.
 it('issue 14: the training worker frees a finished or failed model\'s trainer, and posts no runs of a failed model', async () => {
-  const { MAX_STEPS } = await import('../../tools/train-goals.mjs');
   const posted = [];
   const disposed = [];
   globalThis.self = { postMessage: (message) => posted.push(message) };
   const attn = await loadAttention();
+  await attn.loadLearned();
+  const { maxSteps } = attn.learnedGoals();
   const proto = Object.getPrototypeOf(attn);
   const createTrainer = proto.createTrainer;
   proto.createTrainer = function wrapped(options) {
@@ -191,7 +212,7 @@ it('issue 14: the training worker frees a finished or failed model\'s trainer, a
         calls += 1;
         if (options.scale === 'none' && calls === 3) throw new Error('the loss is not finite');
         const r = real.step(n);
-        return options.scale === 'sqrt' && calls === 3 ? { ...r, step: MAX_STEPS } : r;
+        return options.scale === 'sqrt' && calls === 3 ? { ...r, step: maxSteps } : r;
       },
       model: () => real.model(),
       dispose() {

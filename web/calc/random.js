@@ -1,5 +1,5 @@
 // mulberry32: a small, fast, seedable generator, the same numbers on every machine. The random
-// preset and the learned heads' test strings (tools/train-goals.mjs) draw from it.
+// preset draws from it.
 export function mulberry32(seed) {
   let a = seed >>> 0;
   return () => {

@@ -7,7 +7,7 @@ import { trainingWorker } from '../assets.js';
 import { h } from '../calc/dom.js';
 import { parseSeed, seedInput } from '../calc/seed-input.js';
 import { lossChart, swatch } from './learned-train-chart.js';
-import { CHECK_EVERY, GOAL_STRINGS, GOALS, MAX_STEPS, PROGRESS_EVERY } from './learned-train-goals.js';
+import { PROGRESS_EVERY } from './learned-train-goals.js';
 
 const MODELS = {
   sqrt: { key: 'sqrt', scale: 'sqrt', name: 'with √d_k', choice: 'the scaled model (with √d_k)', dashed: false },
@@ -44,9 +44,13 @@ export class TrainingPanel {
    *   config?: () => ({ vocabulary: string, dModel: number, heads: number } | undefined) }} o
    *   config: the shipped model's, the size trained here, until the worker reports its own
    *   base: the base URL of the widget's files (an author's), or null: the bundled ones
+   *   attn's learned heads' module must be loaded: the goals and the schedule are the core's
    */
   constructor({ attn, text, onRun = () => {}, onShipped = () => {}, config = () => undefined, base = null }) {
     this.attn = attn;
+    // The goals, their evaluation set and the schedule, as the core defines them (goals.hpp).
+    this.goals = attn.learnedGoals();
+    const { thresholds, sequences, checkEvery, maxSteps } = this.goals;
     this.base = base;
     this.text = text;
     this.config = config;
@@ -86,7 +90,7 @@ export class TrainingPanel {
     this.goalsHead = h('tr');
     this.goalsBody = h('tbody');
     this.goalsTable = h('table', { class: 'train-goals' },
-      h('caption', { text: `The goals, measured every ${CHECK_EVERY} steps on ${GOAL_STRINGS} generated strings of distinct letters: other strings than the training batches whose loss the chart shows, so the two losses differ` }),
+      h('caption', { text: `The goals, measured every ${checkEvery} steps on ${sequences} generated strings of distinct letters: other strings than the training batches whose loss the chart shows, so the two losses differ` }),
       h('thead', {}, this.goalsHead), this.goalsBody);
     this.goalsBox = h('div', { class: 'train-table-box train-goals-box', tabIndex: 0, role: 'region', 'aria-label': 'The goals', hidden: true }, this.goalsTable);
     this.compareResult = h('p', { class: 'train-compare-result', hidden: true });
@@ -98,8 +102,8 @@ export class TrainingPanel {
       h('figcaption', { text: `Loss on the first and the second copy of the repeated string, per training step (the mean of every ${PROGRESS_EVERY} steps' batches)` }),
       this.chartBox, this.legend, this.summary,
       h('details', { class: 'train-values' },
-        h('summary', { text: `The loss every ${CHECK_EVERY} steps, as a table` }),
-        h('div', { class: 'train-table-box', tabIndex: 0, role: 'region', 'aria-label': `Loss every ${CHECK_EVERY} steps` },
+        h('summary', { text: `The loss every ${checkEvery} steps, as a table` }),
+        h('div', { class: 'train-table-box', tabIndex: 0, role: 'region', 'aria-label': `Loss every ${checkEvery} steps` },
           h('table', {}, h('thead', {}, this.tableHead), this.table))));
 
     this.element = h('section', { class: 'learned-train', 'aria-labelledby': `${id}-title`, part: 'learned-train' },
@@ -108,9 +112,9 @@ export class TrainingPanel {
         'Train a fresh model of the same size from random weights, here, in a background thread (a Web Worker) running the same WebAssembly core. ',
         'Watch the loss on the second copy of the repeated string: it stays with the first copy\'s until an induction head forms, then drops suddenly. That drop is the phase change.'),
       h('p', { class: 'hint' },
-        `Training stops by itself once the goals hold on ${GOAL_STRINGS} generated strings: a layer-1 previous-token score ≥ ${GOALS.previousToken}, `
-        + `a layer-2 induction score ≥ ${GOALS.induction}, an attention-sink score ≥ ${GOALS.firstToken}, and the second copy's loss at most `
-        + `${percent(GOALS.ratio)} of the first's. It gives up after ${MAX_STEPS.toLocaleString('en-US')} steps.`),
+        `Training stops by itself once the goals hold on ${sequences} generated strings: a layer-1 previous-token score ≥ ${thresholds.previousToken}, `
+        + `a layer-2 induction score ≥ ${thresholds.induction}, an attention-sink score ≥ ${thresholds.firstToken}, and the second copy's loss at most `
+        + `${percent(thresholds.ratio)} of the first's. It gives up after ${maxSteps.toLocaleString('en-US')} steps.`),
       h('div', { class: 'train-controls' },
         h('label', { class: 'seed-box' }, 'Seed ', this.seedInput),
         this.trainButton,
@@ -480,12 +484,13 @@ export class TrainingPanel {
     if (measured.length === 0) return;
     this.goalsHead.replaceChildren(h('th', { scope: 'col', text: 'goal' }),
       ...measured.map((m) => h('th', { scope: 'col', text: `${measured.length > 1 ? `${m.name}, ` : ''}step ${m.checked}` })));
+    const { thresholds } = this.goals;
     const rows = [
-      ['previous-token score, layer 1', `≥ ${GOALS.previousToken}`, (g) => [f2(g.previousToken), g.previousToken >= GOALS.previousToken]],
-      ['induction score, layer 2', `≥ ${GOALS.induction}`, (g) => [f2(g.induction), g.induction >= GOALS.induction]],
-      ['attention-sink score', `≥ ${GOALS.firstToken}`, (g) => [f2(g.firstToken), g.firstToken >= GOALS.firstToken]],
-      ['second copy\'s loss / first copy\'s, on these strings', `≤ ${percent(GOALS.ratio)}`, (g) => [
-        `${percent(g.ratio)}${Number.isFinite(g.lossSecondCopy) ? ` (${f2(g.lossSecondCopy)} / ${f2(g.lossFirstCopy)} nats)` : ''}`, g.ratio <= GOALS.ratio]],
+      ['previous-token score, layer 1', `≥ ${thresholds.previousToken}`, (g) => [f2(g.previousToken), g.previousToken >= thresholds.previousToken]],
+      ['induction score, layer 2', `≥ ${thresholds.induction}`, (g) => [f2(g.induction), g.induction >= thresholds.induction]],
+      ['attention-sink score', `≥ ${thresholds.firstToken}`, (g) => [f2(g.firstToken), g.firstToken >= thresholds.firstToken]],
+      ['second copy\'s loss / first copy\'s, on these strings', `≤ ${percent(thresholds.ratio)}`, (g) => [
+        `${percent(g.ratio)}${Number.isFinite(g.lossSecondCopy) ? ` (${f2(g.lossSecondCopy)} / ${f2(g.lossFirstCopy)} nats)` : ''}`, g.ratio <= thresholds.ratio]],
     ];
     this.goalsBody.replaceChildren(...rows.map(([name, threshold, value]) => h('tr', {},
       h('th', { scope: 'row', text: `${name} ${threshold}` }),
@@ -524,7 +529,8 @@ export class TrainingPanel {
         : a.done.step < b.done.step ? ' Here the scaled model learned faster, as the lesson says.'
           : ` Here the unscaled model met them first.${this.#smallDk(dk)}`;
     } else if (a.done?.met && b.done && !b.done.met) {
-      verdict = ` Here only the scaled model met them${b.done.step >= MAX_STEPS ? ` within ${MAX_STEPS.toLocaleString('en-US')} steps` : ''}: without the scale, training was too sluggish, as the lesson says.`;
+      const { maxSteps } = this.goals;
+      verdict = ` Here only the scaled model met them${b.done.step >= maxSteps ? ` within ${maxSteps.toLocaleString('en-US')} steps` : ''}: without the scale, training was too sluggish, as the lesson says.`;
     } else if (b.done?.met && a.done && !a.done.met) {
       verdict = ` Here only the unscaled model met them.${this.#smallDk(dk)}`;
     } else if (a.error || b.error) {

@@ -11,13 +11,12 @@
 //               { type: 'check', key, step, goals, met, config }  { type: 'done', key, step, seconds, met, goals }
 //               { type: 'paused' }  { type: 'error', key?, message }
 import { loadAttention } from '../attention.js';
-import {
-  CHECK_EVERY, GOAL_SEED, GOAL_STRINGS, goalsMet, MAX_STEPS, measureGoals, PROGRESS_EVERY,
-} from './learned-train-goals.js';
+import { PROGRESS_EVERY } from './learned-train-goals.js';
 
 const CHUNK = 10; // steps between looks at the message queue (about 50 ms)
 
 let attn = null;
+let schedule = null; // { checkEvery, maxSteps }: the core's (attn.learnedGoals())
 let seed = 1;
 let text = '';
 let paused = false;
@@ -38,6 +37,7 @@ async function handle(message) {
     case 'start':
       attn = await loadAttention({ baseUrl: message.baseUrl, simd: message.simd });
       await attn.loadLearned();
+      schedule = attn.learnedGoals();
       post({ type: 'ready', simd: attn.simd });
       seed = message.seed;
       text = message.text ?? '';
@@ -120,8 +120,8 @@ function train(m) {
       m.sums.lossSecondCopy += r.lossSecondCopy;
       m.sums.count++;
       if (m.step % PROGRESS_EVERY === 0) progress(m);
-      if (m.step % CHECK_EVERY === 0) check(m);
-      else if (m.step >= MAX_STEPS) finish(m, false, null);
+      if (m.step % schedule.checkEvery === 0) check(m);
+      else if (m.step >= schedule.maxSteps) finish(m, false, null);
     }
   } catch (error) { // a diverged run: the core says so, and its weights are never shown
     m.state = 'failed';
@@ -150,17 +150,18 @@ function progress(m) {
   resetWindow(m);
 }
 
-// The goals on generated strings, and the heads on the learner's text, with the current weights.
+// The goals on the core's evaluation set, and the heads on the learner's text, with the current weights.
 function check(m) {
   m.snapshot?.dispose();
   m.snapshot = m.trainer.model();
   m.snapshotStep = m.step;
-  const goals = measureGoals(m.snapshot, GOAL_SEED, GOAL_STRINGS);
-  const met = m.step > 0 && goalsMet(goals);
+  const measured = attn.learnedGoals(m.snapshot);
+  const goals = measured.scores;
+  const met = m.step > 0 && measured.met;
   post({ type: 'check', key: m.key, step: m.step, goals, met, config: { ...m.snapshot.config } });
   postRun(m);
   if (met) finish(m, true, goals);
-  else if (m.step >= MAX_STEPS) finish(m, false, goals);
+  else if (m.step >= schedule.maxSteps) finish(m, false, goals);
 }
 
 function finish(m, met, goals) {

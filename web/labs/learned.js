@@ -142,8 +142,9 @@ export class LearnedLab {
   }
 
   // The training section (learned-train.js), loaded beside the view: if it fails, the heads still work.
+  // It states the core's goals, so it waits for the learned heads' module too (which the view loads).
   #loadTraining() {
-    import('./learned-train.js').then(({ TrainingPanel }) => {
+    Promise.all([import('./learned-train.js'), this.attn.loadLearned()]).then(([{ TrainingPanel }]) => {
       if (this.disposed) return;
       this.training = new TrainingPanel({
         attn: this.attn,

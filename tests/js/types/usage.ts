@@ -51,3 +51,14 @@ export async function previousTokenHeads(file: File): Promise<string[]> {
   model.dispose();
   return found;
 }
+
+// Issue 29: the learned heads' goals, from the core, and a model's scores against them.
+export async function goalsOf(): Promise<boolean> {
+  const attn = await loadAttention();
+  const model = await attn.learnedModel();
+  const { thresholds, maxSteps, scores, met } = attn.learnedGoals(model);
+  const ratio: number = thresholds.ratio;
+  const second: number | undefined = scores?.lossSecondCopy;
+  console.log(ratio, maxSteps, second);
+  return met ?? false;
+}
