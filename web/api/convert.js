@@ -162,6 +162,25 @@ export function toVector(value, name, sizes) {
   return Float32Array.from(readEach(list, (x, j) => toFloat(x, `${name} entry ${j + 1}`)));
 }
 
+// A whole number, exact in a double: the form of a count or a size whose range the core checks,
+// in its own words (validate_range in src/validate.hpp).
+export function toWhole(value, name) {
+  if (!Number.isSafeInteger(value) || value < 0) fail(`${name} must be a whole number (got ${describe(value)})`);
+  return value;
+}
+
+// A number, any value: the core checks the value, in its own words.
+export function toNumber(value, name) {
+  if (typeof value !== 'number') fail(`${name} must be a number (got ${describe(value)})`);
+  return value;
+}
+
+// A string naming one of the core's choices, such as `example`: the core knows the names.
+export function toChoice(value, name, example) {
+  if (typeof value !== 'string') fail(`${name} must be a string such as '${example}' (got ${describe(value)})`);
+  return value;
+}
+
 // A whole number from lo to hi, checked before the core narrows it (2³² + 1 heads must not become 1).
 export function toRange(value, name, lo, hi) {
   if (!Number.isInteger(value) || value < lo || value > hi) {
@@ -188,16 +207,12 @@ export function toPositive(value, name) {
 }
 
 // The scale option → { scaling, scale } for the core: 'sqrt' (the default, 1/√d_k), the pitfalls
-// 'dk' (1/d_k) and 'none' (1), each computed by the core, or a fixed number (scale). A number is a
-// float32 in the core: checked here against float32's range, so the message shows it as given
-// (1e-50 would otherwise reach the core as 0, 1e39 as inf).
-const SCALINGS = ['sqrt', 'dk', 'none'];
+// 'dk' (1/d_k) and 'none' (1), each computed by the core, which knows the names; or a fixed
+// number (scale). A number is a float32 in the core: checked here against float32's range, so the
+// message shows it as given (1e-50 would otherwise reach the core as 0, 1e39 as inf).
 export function toScale(value) {
   if (value === undefined || value === null) return { scaling: 'sqrt', scale: NaN };
-  if (typeof value === 'string') {
-    if (!SCALINGS.includes(value)) fail(`scale must be 'sqrt', 'dk', 'none' or a number greater than 0 (got ${describe(value)})`);
-    return { scaling: value, scale: NaN };
-  }
+  if (typeof value === 'string') return { scaling: value, scale: NaN };
   toPositive(value, 'scale');
   toFloat(value, 'scale');
   if (Math.fround(value) === 0) {

@@ -4,10 +4,8 @@
 // Types: attention.d.ts.
 
 import { argument, count, describe, fail, optionsOf, toBoolean, typedArrayKind, unwrap, withDefault } from './arguments.js';
-import { HOLE, HOLE_TEXT, listOf, readEach, sizeRules, toCount, toMask, toMatrix, toPositive, toRange, toRows, toSeed, toVector } from './convert.js';
+import { HOLE, HOLE_TEXT, listOf, readEach, sizeRules, toChoice, toCount, toMask, toMatrix, toPositive, toRange, toRows, toSeed, toVector } from './convert.js';
 import { attentionResult, reasonNames } from './calculator.js';
-
-const HEAD_KINDS = ['previous-token', 'first-token', 'same-token'];
 
 // The full module's functions the calculator's module leaves out (bindings/labs.cpp).
 const LAB_FUNCTIONS = ['multiHead', 'parameterCount', 'fitPowerLaw', 'normalMatrix', 'entropy', 'scalingExperiment',
@@ -245,13 +243,7 @@ export class Labs {
    */
   constructedHead(options) {
     const o = optionsOf(options, 'constructedHead', "{ kind: 'previous-token' }");
-    const kind = argument('kind', () => {
-      const value = o.kind;
-      if (!HEAD_KINDS.includes(value)) {
-        fail(`kind must be 'previous-token', 'first-token' or 'same-token' (got ${describe(value)})`);
-      }
-      return value;
-    });
+    const kind = argument('kind', () => toChoice(o.kind, 'kind', 'previous-token')); // the kinds are the core's
     const sentence = argument('sentence', () => {
       const value = o.sentence; // undefined: the core's default sentence
       if (value !== undefined && typeof value !== 'string') fail(`sentence must be a string (got ${describe(value)})`);

@@ -4,7 +4,7 @@
 // in that module's heap. Types: attention.d.ts.
 
 import { argument, describe, fail, optionsOf, unwrap, withDefault } from './arguments.js';
-import { toPositive, toRange, toRows, toSeed, toUrl } from './convert.js';
+import { toChoice, toNumber, toRows, toSeed, toUrl, toWhole } from './convert.js';
 import { fetchBytes, instantiate } from './modules.js';
 import { fileUrl } from '../assets.js';
 
@@ -86,9 +86,9 @@ export class LearnedHeads {
       fail('createTrainer needs the learned heads\' module, which loads on first use: await attn.learnedModel() or attn.loadLearned() first');
     }
     const o = optionsOf(options, 'createTrainer', '{ seed: 1 }');
-    // The shipped checkpoint's recipe (the defaults), and the core's limits (src/limits.hpp).
+    // The shipped checkpoint's recipe (the defaults). The forms are checked here; the values and
+    // limits by the core (src/learned/trainer.cpp, src/limits.hpp), in its words.
     const d = core.learnedRecipe();
-    const L = core.learnedLimits();
     for (const key of Object.keys(o)) {
       if (!Object.hasOwn(d, key)) {
         fail(`createTrainer has no option ${describe(key)} (its options: ${Object.keys(d).join(', ')})`);
@@ -96,23 +96,15 @@ export class LearnedHeads {
     }
     const args = {
       seed: argument('seed', () => toSeed(withDefault(o.seed, d.seed), this.#sizes)),
-      layers: argument('layers', () => toRange(withDefault(o.layers, d.layers), 'layers', 1, L.maxLayers)),
-      heads: argument('heads', () => toRange(withDefault(o.heads, d.heads), 'heads', 1, L.maxHeads)),
-      dModel: argument('dModel', () => toRange(withDefault(o.dModel, d.dModel), 'dModel', L.minDModel, L.maxDModel)),
-      context: argument('context', () => toRange(withDefault(o.context, d.context), 'context', L.minContext, L.maxContext)),
-      batch: argument('batch', () => toRange(withDefault(o.batch, d.batch), 'batch', 1, L.maxBatch)),
-      learningRate: argument('learningRate', () => {
-        const lr = toPositive(withDefault(o.learningRate, d.learningRate), 'learningRate');
-        if (lr > 1) fail(`learningRate must be at most 1 (got ${describe(lr)})`);
-        return lr;
-      }),
-      scale: argument('scale', () => {
-        const scale = withDefault(o.scale, d.scale);
-        if (scale !== 'sqrt' && scale !== 'none') fail(`scale must be 'sqrt' (1/√d_k) or 'none' (got ${describe(scale)})`);
-        return scale;
-      }),
+      layers: argument('layers', () => toWhole(withDefault(o.layers, d.layers), 'layers')),
+      heads: argument('heads', () => toWhole(withDefault(o.heads, d.heads), 'heads')),
+      dModel: argument('dModel', () => toWhole(withDefault(o.dModel, d.dModel), 'dModel')),
+      context: argument('context', () => toWhole(withDefault(o.context, d.context), 'context')),
+      batch: argument('batch', () => toWhole(withDefault(o.batch, d.batch), 'batch')),
+      learningRate: argument('learningRate', () => toNumber(withDefault(o.learningRate, d.learningRate), 'learningRate')),
+      scale: argument('scale', () => toChoice(withDefault(o.scale, d.scale), 'scale', 'sqrt')),
     };
-    return new Trainer(core, unwrap(core.learnedTrainerCreate(args)).handle, L.maxSteps);
+    return new Trainer(core, unwrap(core.learnedTrainerCreate(args)).handle);
   }
 
   /** Bytes currently allocated in the learned heads' wasm heap: 0 until it is loaded. */
@@ -177,18 +169,16 @@ class LearnedModel {
 class Trainer {
   #core;
   #handle;
-  #maxSteps; // the core's limit on k (src/limits.hpp)
 
-  constructor(core, handle, maxSteps) {
+  constructor(core, handle) {
     this.#core = core;
     this.#handle = handle;
-    this.#maxSteps = maxSteps;
     release.register(this, { free: core.learnedTrainerFree, handle }, this);
   }
 
   /** Runs k optimisation steps (default 1). → { step, loss, lossFirstCopy, lossSecondCopy } of the last. */
   step(k = 1) {
-    const steps = argument('k', () => toRange(k, 'k', 1, this.#maxSteps));
+    const steps = argument('k', () => toWhole(k, 'k')); // 1 to the core's limit, checked there
     const { step, loss, lossFirstCopy, lossSecondCopy } = unwrap(this.#core.learnedTrainerStep(this.#alive(), steps));
     return { step, loss, lossFirstCopy, lossSecondCopy };
   }
