@@ -27,14 +27,18 @@ using emscripten::val;
 // The largest whole number a double (a JS number) holds exactly, with every smaller one: 2⁵³ − 1.
 inline constexpr double kMaxExactInteger = double(attn::limits::kMaxExactCount);
 
-// Integers arrive as doubles. attention.js checks each against its documented range first; this
-// is the last line before the narrowing, so a value that slipped past cannot wrap (2³² + 1 heads
-// as 1 head on wasm32) but is refused.
+// Integers arrive as doubles. attention.js checks their form (a whole number); the core checks
+// each against its range. This is the last line before the narrowing, so a value too large for
+// T cannot wrap (2³² + 1 heads as 1 head on wasm32) but is refused.
 template <class T>
 T whole_number(double value, const char* name) {
   const double max = std::min(double(std::numeric_limits<T>::max()), kMaxExactInteger);
   if (!(value >= 0 && value <= max && std::floor(value) == value)) {
-    throw attn::Error(std::string(name) + " must be a whole number from 0 to " + std::to_string(std::uint64_t(max)));
+    std::string message = std::string(name) + " must be a whole number from 0 to " + std::to_string(std::uint64_t(max));
+    if (value >= 0 && std::floor(value) == value && value <= kMaxExactInteger) {
+      message += " (got " + std::to_string(std::uint64_t(value)) + ")";
+    }
+    throw attn::Error(message);
   }
   return T(value);
 }

@@ -43,7 +43,7 @@ attn::Scaling scaling_arg(const val& args) {
   for (attn::Scaling s : {attn::Scaling::sqrt_dk, attn::Scaling::dk, attn::Scaling::none}) {
     if (name == attn::to_string(s)) return s;
   }
-  throw attn::Error("scale must be 'sqrt', 'dk', 'none' or a number, got '" + name + "'");
+  throw attn::Error("scale must be 'sqrt', 'dk', 'none' or a number greater than 0 (got " + attn::quoted(name) + ")");
 }
 
 // args: { n, m, maskCausal, maskKeys, maskHidden } → { hidden: n×m MaskReason bits }: the mask

@@ -172,24 +172,9 @@ val learned_recipe() {
   return out;
 }
 
-// The learned heads' limits (src/limits.hpp), so attention.js checks createTrainer's options and
-// step's k against the core's numbers instead of repeating them.
-val learned_limits() {
-  namespace L = attn::limits;
-  val out = val::object();
-  out.set("maxLayers", double(L::kMaxLearnedLayers));
-  out.set("maxHeads", double(L::kMaxLearnedHeads));
-  out.set("minDModel", double(L::kMinLearnedDModel));
-  out.set("maxDModel", double(L::kMaxLearnedDModel));
-  out.set("minContext", double(L::kMinTrainingContext));
-  out.set("maxContext", double(L::kMaxTrainingContext));
-  out.set("maxBatch", double(L::kMaxTrainingBatch));
-  out.set("maxSteps", double(L::kMaxStepsPerCall));
-  return out;
-}
-
 // args: { seed, layers, heads, dModel, context, batch, learningRate, scale: 'sqrt' | 'none' },
-// every field present (attention.js fills in the defaults). → { handle } or { error }.
+// every field present (attention.js fills in the defaults). The core checks every value
+// (trainer.hpp's validate). → { handle } or { error }.
 val learned_trainer_create(val args) {
   return guarded([&] {
     attn::learned::TrainerOptions o = attn::learned::recipe();
@@ -207,9 +192,10 @@ val learned_trainer_create(val args) {
 
 val learned_trainer_step(double handle, double k) {
   return guarded([&] {
-    const std::size_t count = whole_number<std::size_t>(k, "k");
+    // 64-bit first, so a k too large for size_t gets the range's message, not the narrowing's.
+    const std::uint64_t count = whole_number<std::uint64_t>(k, "k");
     attn::validate_range("k", count, 1, attn::limits::kMaxStepsPerCall);
-    const attn::learned::StepReport r = find(learned_trainers(), handle, "trainer").step(count);
+    const attn::learned::StepReport r = find(learned_trainers(), handle, "trainer").step(std::size_t(count));
     val out = val::object();
     out.set("step", double(r.step));
     out.set("loss", r.loss);
@@ -246,7 +232,6 @@ EMSCRIPTEN_BINDINGS(learned_heads) {
   emscripten::function("learnedModelFree", &learned_model_free);
   emscripten::function("learnedGoals", &learned_goals);
   emscripten::function("learnedRecipe", &learned_recipe);
-  emscripten::function("learnedLimits", &learned_limits);
   emscripten::function("learnedTrainerCreate", &learned_trainer_create);
   emscripten::function("learnedTrainerStep", &learned_trainer_step);
   emscripten::function("learnedTrainerModel", &learned_trainer_model);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "validate.hpp"
 
 namespace attn {
 
@@ -38,8 +39,7 @@ HeadKind head_kind_from_string(std::string_view kind) {
   if (kind == "previous-token") return HeadKind::previous_token;
   if (kind == "first-token") return HeadKind::first_token;
   if (kind == "same-token") return HeadKind::same_token;
-  throw Error("unknown head kind \"" + std::string(kind) +
-              "\": use previous-token, first-token or same-token");
+  throw Error("kind must be 'previous-token', 'first-token' or 'same-token' (got " + quoted(kind) + ")");
 }
 
 const char* to_string(HeadKind kind) {

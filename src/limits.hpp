@@ -1,9 +1,9 @@
 #pragma once
-// Every documented limit of the core, in one place. The binding exports them all (limits() in
-// bindings/embind.cpp, learnedRecipe() in bindings/learned.cpp), so web/attention.js checks its
-// input against these numbers and never repeats them. They keep one call of the explaining path
-// (which stores every n×m intermediate) within a few hundred MiB, and turn absurd sizes into a
-// clear error instead of an out-of-memory abort.
+// Every documented limit of the core, in one place. The core checks every value against them.
+// The calculator's binding exports them (limits() in bindings/embind.cpp), so the JS API
+// (web/attention.js, web/api/) can check a size before it copies anything, without a copy of a
+// number. They keep one call of the explaining path (which stores every n×m intermediate) within
+// a few hundred MiB, and turn absurd sizes into a clear error instead of an out-of-memory abort.
 #include <cstddef>
 #include <cstdint>
 

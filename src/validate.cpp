@@ -1,6 +1,8 @@
 #include "validate.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "error.hpp"
@@ -97,16 +99,46 @@ void validate_bias(const char* name, const float* bias, std::size_t entries, std
   }
 }
 
-void validate_range(const char* name, std::size_t value, std::size_t lo, std::size_t hi) {
+void validate_range(const char* name, std::uint64_t value, std::uint64_t lo, std::uint64_t hi) {
   if (value >= lo && value <= hi) return;
   std::string message = name;  // appended in place: one string, not a chain of temporaries
   message += " must be a whole number from ";
   message += std::to_string(lo);
   message += " to ";
   message += std::to_string(hi);
-  message += ", got ";
+  message += " (got ";
   message += std::to_string(value);
+  message += ")";
   throw Error(message);
+}
+
+std::string number_text(float value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  char text[32];
+  for (int digits = 1; digits <= 9; ++digits) {  // 9 significant digits always read back
+    std::snprintf(text, sizeof text, "%.*g", digits, double(value));
+    if (std::strtof(text, nullptr) == value) break;
+  }
+  // printf writes the exponent with a sign and two digits (1e-07, 1e+21); JavaScript as 1e-7, 1e+21.
+  std::string out = text;
+  const std::size_t e = out.find('e');
+  if (e != std::string::npos && out[e + 2] == '0') out.erase(e + 2, 1);
+  return out;
+}
+
+std::string quoted(std::string_view text) {
+  constexpr std::size_t kShown = 20;
+  std::size_t cut = text.size();
+  if (cut > kShown) {
+    cut = kShown;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  }
+  std::string out = "\"";  // appended in place: GCC 12 warns (-Wrestrict) about "…" + std::string here
+  out.append(text.substr(0, cut));
+  if (cut < text.size()) out += "…";
+  out += '"';
+  return out;
 }
 
 void validate_heads(std::uint64_t d_model, std::uint64_t heads) {

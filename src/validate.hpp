@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "matrix.hpp"
 
@@ -32,8 +33,16 @@ void validate_finite(const char* name, const MatrixView& m);
 // A bias vector: empty (no bias) or exactly `size` finite entries.
 void validate_bias(const char* name, const float* bias, std::size_t entries, std::size_t size);
 
-// lo <= value <= hi, else "<name> must be a whole number from <lo> to <hi>, got <value>".
-void validate_range(const char* name, std::size_t value, std::size_t lo, std::size_t hi);
+// lo <= value <= hi, else "<name> must be a whole number from <lo> to <hi> (got <value>)". 64-bit,
+// so a binding can check a value from JS before it narrows to a 32-bit size_t.
+void validate_range(const char* name, std::uint64_t value, std::uint64_t lo, std::uint64_t hi);
+
+// How messages show a number the caller gave, as JavaScript writes it: the shortest text that
+// reads back as the same float (0.005, 2, 1e-7), NaN, Infinity.
+std::string number_text(float value);
+
+// How messages show a string the caller gave: in double quotes, cut after 20 characters.
+std::string quoted(std::string_view text);
 
 // heads >= 1, heads <= limits::kMaxHeads, and d_model divisible by heads.
 void validate_heads(std::uint64_t d_model, std::uint64_t heads);

@@ -5,6 +5,7 @@
 
 #include "../error.hpp"
 #include "../limits.hpp"
+#include "../validate.hpp"
 #include "../kernels/matmul.hpp"
 #include "head.hpp"
 #include "kernels/backward.hpp"
@@ -16,17 +17,12 @@ namespace {
 
 constexpr std::size_t V = std::size_t(kVocabulary);
 
-std::string range_message(const char* what, std::size_t value, std::size_t lo, std::size_t hi) {
-  return std::string(what) + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
-         ", got " + std::to_string(value);
-}
-
 }  // namespace
 
 ScaleMode scale_mode(std::string_view name) {
   if (name == "sqrt") return ScaleMode::sqrt_d_k;
   if (name == "none") return ScaleMode::none;
-  throw Error("scale must be 'sqrt' (1/√d_k) or 'none', got '" + std::string(name) + "'");
+  throw Error("scale must be 'sqrt' (1/√d_k) or 'none' (got " + quoted(name) + ")");
 }
 
 const char* scale_name(ScaleMode s) { return s == ScaleMode::none ? "none" : "sqrt"; }
@@ -37,18 +33,14 @@ float ModelConfig::scale_factor() const {
 
 void validate(const ModelConfig& c) {
   using namespace limits;
-  if (c.layers < 1 || c.layers > kMaxLearnedLayers) throw Error(range_message("layers", c.layers, 1, kMaxLearnedLayers));
-  if (c.heads < 1 || c.heads > kMaxLearnedHeads) throw Error(range_message("heads", c.heads, 1, kMaxLearnedHeads));
-  if (c.d_model < kMinLearnedDModel || c.d_model > kMaxLearnedDModel) {
-    throw Error(range_message("dModel", c.d_model, kMinLearnedDModel, kMaxLearnedDModel));
-  }
+  validate_range("layers", c.layers, 1, kMaxLearnedLayers);
+  validate_range("heads", c.heads, 1, kMaxLearnedHeads);
+  validate_range("dModel", c.d_model, kMinLearnedDModel, kMaxLearnedDModel);
   if (c.d_model % c.heads != 0) {
     throw Error("dModel (" + std::to_string(c.d_model) + ") must be a multiple of heads (" +
                 std::to_string(c.heads) + "): each head gets dModel / heads dimensions");
   }
-  if (c.context < kMinLearnedContext || c.context > kMaxLearnedContext) {
-    throw Error(range_message("context", c.context, kMinLearnedContext, kMaxLearnedContext));
-  }
+  validate_range("context", c.context, kMinLearnedContext, kMaxLearnedContext);
 }
 
 Layout::Layout(const ModelConfig& c) {

@@ -6,6 +6,7 @@
 
 #include "../error.hpp"
 #include "../limits.hpp"
+#include "../validate.hpp"
 #include "../kernels/softmax.hpp"
 #include "kernels/backward.hpp"
 #include "vocabulary.hpp"
@@ -56,16 +57,14 @@ TrainerOptions recipe() {
 }
 
 void validate(const TrainerOptions& o) {
+  // The copy task's context first, so a context the model could read but the task cannot fill
+  // is refused with the task's range (limits.hpp says why 7 and 55).
+  const std::size_t max_context = o.task.distinct_share > 0.0 ? limits::kMaxTrainingContext : limits::kMaxLearnedContext;
+  validate_range("context", o.model.context, limits::kMinTrainingContext, max_context);
   validate(o.model);
-  if (o.batch < 1 || o.batch > limits::kMaxTrainingBatch) {
-    throw Error("batch must be between 1 and " + std::to_string(limits::kMaxTrainingBatch) + ", got " +
-                std::to_string(o.batch));
-  }
+  validate_range("batch", o.batch, 1, limits::kMaxTrainingBatch);
   if (!(o.learning_rate > 0.0f) || !(o.learning_rate <= 1.0f)) {
-    throw Error("learningRate must be a number greater than 0 and at most 1");
-  }
-  if (o.model.context < limits::kMinTrainingContext) {
-    throw Error("context must be at least " + std::to_string(limits::kMinTrainingContext) + " for the copy task");
+    throw Error("learningRate must be a number greater than 0 and at most 1 (got " + number_text(o.learning_rate) + ")");
   }
   if (!(o.task.distinct_share >= 0.0 && o.task.distinct_share <= 1.0)) {
     throw Error("the share of distinct-letter sequences must be between 0 and 1");

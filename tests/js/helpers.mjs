@@ -1,5 +1,5 @@
 // Shared by the JS tests: fixtures and a comparator that says where data differ.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export const BUILDS = [
   { name: 'SIMD', simd: true },
@@ -8,6 +8,15 @@ export const BUILDS = [
 
 export function readFixture(name) {
   return JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8'));
+}
+
+// The JS API's code: web/attention.js and the modules it is assembled from (web/api/), one
+// file after another, for the tests that check it holds no copy of the core's rules.
+export function apiCode() {
+  const api = new URL('../../web/api/', import.meta.url);
+  const files = [new URL('../../web/attention.js', import.meta.url),
+    ...readdirSync(api).filter((name) => name.endsWith('.js')).sort().map((name) => new URL(name, api))];
+  return files.map((file) => readFileSync(file, 'utf8')).join('\n');
 }
 
 // null in a fixture stands for -Infinity.

@@ -176,7 +176,7 @@ for (const build of BUILDS) {
     it('constructedHead: clear errors', () => {
       for (const [options, message] of [
         [{ kind: 'induction' }, `kind must be 'previous-token', 'first-token' or 'same-token' (got "induction")`],
-        [{}, `kind must be 'previous-token', 'first-token' or 'same-token' (got undefined)`],
+        [{}, `kind must be a string such as 'previous-token' (got undefined)`],
         [{ kind: 'same-token', sentence: 42 }, 'sentence must be a string (got 42)'],
         [{ kind: 'same-token', sentence: '  ' }, 'the sentence has no words: type a few, separated by spaces'],
         [{ kind: 'same-token', sentence: 'w '.repeat(17) }, 'the sentence has 17 words, over the limit of 16 for this lab'],

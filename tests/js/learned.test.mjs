@@ -136,12 +136,16 @@ for (const build of BUILDS) {
       const cases = [
         [{ heads: 3 }, 'dModel (32) must be a multiple of heads (3): each head gets dModel / heads dimensions'],
         [{ layers: 0 }, 'layers must be a whole number from 1 to 4 (got 0)'],
-        [{ dModel: 1.5 }, 'dModel must be a whole number from 4 to 128 (got 1.5)'],
+        [{ dModel: 1.5 }, 'dModel must be a whole number (got 1.5)'],
+        [{ dModel: 256 }, 'dModel must be a whole number from 4 to 128 (got 256)'],
         [{ context: 6 }, 'context must be a whole number from 7 to 55 (got 6)'],
         [{ context: 56 }, 'context must be a whole number from 7 to 55 (got 56)'],
         [{ batch: 1000 }, 'batch must be a whole number from 1 to 256 (got 1000)'],
-        [{ learningRate: -1 }, 'learningRate must be a finite number greater than 0 (got -1)'],
-        [{ learningRate: 2 }, 'learningRate must be at most 1 (got 2)'],
+        [{ learningRate: -1 }, 'learningRate must be a number greater than 0 and at most 1 (got -1)'],
+        [{ learningRate: 2 }, 'learningRate must be a number greater than 0 and at most 1 (got 2)'],
+        [{ learningRate: NaN }, 'learningRate must be a number greater than 0 and at most 1 (got NaN)'],
+        [{ learningRate: '0.1' }, 'learningRate must be a number (got "0.1")'],
+        [{ scale: 1 }, `scale must be a string such as 'sqrt' (got 1)`],
         [{ scale: 'half' }, `scale must be 'sqrt' (1/√d_k) or 'none' (got "half")`],
         [{ seed: -1 }, 'seed must be a whole number ≥ 0 (got -1)'],
         [{ lr: 0.1 }, 'createTrainer has no option "lr" (its options: seed, layers, heads, dModel, context, batch, learningRate, scale)'],
@@ -154,7 +158,8 @@ for (const build of BUILDS) {
       longest.dispose();
       const t = attn.createTrainer({ dModel: 8, context: 9, batch: 2 });
       assert.throws(() => t.step(0), { message: 'k must be a whole number from 1 to 100000 (got 0)' });
-      assert.throws(() => t.step('10'), { message: 'k must be a whole number from 1 to 100000 (got "10")' });
+      assert.throws(() => t.step('10'), { message: 'k must be a whole number (got "10")' });
+      assert.throws(() => t.step(2 ** 32 + 1), { message: 'k must be a whole number from 1 to 100000 (got 4294967297)' });
       t.dispose();
     });
 

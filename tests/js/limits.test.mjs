@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { before, describe, it } from 'node:test';
 
 import { loadAttention } from '../../web/attention.js';
+import { apiCode } from './helpers.mjs';
 
 const HEADER = new URL('../../src/limits.hpp', import.meta.url);
 
@@ -89,8 +90,8 @@ describe('src/limits.hpp, the binding and attention.js agree', () => {
     trainer.dispose();
   });
 
-  it('attention.js holds no copy of a limit: no literal of one in its checks', () => {
-    const code = readFileSync(new URL('../../web/attention.js', import.meta.url), 'utf8')
+  it('the JS API (attention.js and web/api/) holds no copy of a limit: no literal of one in its checks', () => {
+    const code = apiCode()
       .replace(/^\s*(\/\/|\*).*$/gm, '') // comment lines
       .replace(/\s\/\/.*$/gm, '') // comments after code
       .replace(/(\d)_(?=\d)/g, '$1'); // 65_536 is 65536
@@ -108,7 +109,7 @@ describe('src/limits.hpp, the binding and attention.js agree', () => {
         const bits = n.toString(2).length - 1;
         if (n === 1n << BigInt(bits)) forms.push(`\\b2\\s*\\*\\*\\s*${bits}\\b${minus}`, `\\b1\\s*<<\\s*${bits}\\b${minus}`);
       }
-      for (const form of forms) assert.doesNotMatch(code, new RegExp(form), `${name} (${value}) appears in attention.js's code as /${form}/`);
+      for (const form of forms) assert.doesNotMatch(code, new RegExp(form), `${name} (${value}) appears in the JS API's code as /${form}/`);
     }
     // JavaScript's own name for kMaxExactCount is a copy too.
     assert.doesNotMatch(code, /MAX_SAFE_INTEGER/);

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { before, describe, it } from 'node:test';
 
 import { loadAttention } from '../../web/attention.js';
-import { BUILDS } from './helpers.mjs';
+import { BUILDS, apiCode } from './helpers.mjs';
 
 const Q = [[1, 1], [0, 1], [-1, 0]];
 const K = [[1, 0], [0, 1], [-1, 0]];
@@ -140,8 +140,8 @@ describe('issue 15 #14: the reasons\' names and bits are the core\'s alone', () 
     assert.deepEqual(r.hiddenBy[0][1], [byBit[bits.kHiddenCausal], byBit[bits.kHiddenCustom]]);
     assert.deepEqual(r.hiddenBy[2][2], [byBit[bits.kHiddenPadding], byBit[bits.kHiddenCustom]]);
     assert.deepEqual(attn.maskReasons({ mask: 'causal', n: 2 })[0][1], [byBit[bits.kHiddenCausal]]);
-    // No list of the names (or their bits) in attention.js's code.
-    const code = readFileSync(new URL('../../web/attention.js', import.meta.url), 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '');
+    // No list of the names (or their bits) in the JS API's code (attention.js and web/api/).
+    const code = apiCode().replace(/^\s*(\/\/|\*).*$/gm, '');
     assert.doesNotMatch(code, new RegExp(names.map(([name]) => `['"]${name}['"]`).join('\\s*,\\s*')));
     assert.doesNotMatch(code, /causal['"]?\s*:\s*1\b/);
   });

@@ -97,7 +97,7 @@ TEST_CASE("constructed heads give their intended argmax through multi-head atten
 TEST_CASE("constructed heads: clear errors") {
   CHECK(attn::head_kind_from_string("first-token") == HeadKind::first_token);
   CHECK_THROWS_WITH_AS(attn::head_kind_from_string("induction"),
-                       "unknown head kind \"induction\": use previous-token, first-token or same-token",
+                       "kind must be 'previous-token', 'first-token' or 'same-token' (got \"induction\")",
                        attn::Error);
   CHECK_THROWS_WITH_AS(attn::constructed_head(HeadKind::first_token, "   "),
                        "the sentence has no words: type a few, separated by spaces", attn::Error);

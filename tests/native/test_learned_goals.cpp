@@ -172,6 +172,6 @@ TEST_CASE("issue 29: the core names the scales and refuses any other name") {
   CHECK(scale_mode("none") == ScaleMode::none);
   CHECK(std::string(scale_name(ScaleMode::sqrt_d_k)) == "sqrt");
   CHECK(std::string(scale_name(ScaleMode::none)) == "none");
-  CHECK_THROWS_WITH_AS(scale_mode("Sqrt"), "scale must be 'sqrt' (1/√d_k) or 'none', got 'Sqrt'", attn::Error);
+  CHECK_THROWS_WITH_AS(scale_mode("Sqrt"), "scale must be 'sqrt' (1/√d_k) or 'none' (got \"Sqrt\")", attn::Error);
   CHECK_THROWS_AS(scale_mode(""), attn::Error);
 }

@@ -359,11 +359,11 @@ TEST_CASE("issue 13: the vocabulary and the options refuse bad input in the user
   CHECK_THROWS_WITH(Trainer{o}, "dModel (8) must be a multiple of heads (3): each head gets dModel / heads dimensions");
   o = tiny_trainer(1);
   o.learning_rate = 0.0f;
-  CHECK_THROWS_WITH(Trainer{o}, "learningRate must be a number greater than 0 and at most 1");
+  CHECK_THROWS_WITH(Trainer{o}, "learningRate must be a number greater than 0 and at most 1 (got 0)");
   o = tiny_trainer(1);
   o.model.context = 56;
   o.task.distinct_share = 0.5;
-  CHECK_THROWS_WITH(Trainer{o}, "context must be at most 55 for the copy task: its sequences of distinct letters do not fit a longer one");
+  CHECK_THROWS_WITH(Trainer{o}, "context must be a whole number from 7 to 55 (got 56)");
   o.model.context = 55;  // the longest that fits: distinct-letter sequences from the first step
   Trainer longest(o);
   CHECK(longest.step(2).step == 2);

@@ -88,8 +88,8 @@ TEST_CASE("normal_matrix: shape, seed, std, and clear errors") {
     CHECK(a.data[i] == float(z));
     CHECK(b.data[i] == float(0.5 * z));
   }
-  CHECK_THROWS_WITH_AS(attn::normal_matrix(0, 2, 0), "rows must be a whole number from 1 to 256, got 0", attn::Error);
-  CHECK_THROWS_WITH_AS(attn::normal_matrix(2, 257, 0), "cols must be a whole number from 1 to 256, got 257", attn::Error);
+  CHECK_THROWS_WITH_AS(attn::normal_matrix(0, 2, 0), "rows must be a whole number from 1 to 256 (got 0)", attn::Error);
+  CHECK_THROWS_WITH_AS(attn::normal_matrix(2, 257, 0), "cols must be a whole number from 1 to 256 (got 257)", attn::Error);
   CHECK_THROWS_WITH_AS(attn::normal_matrix(2, 2, 0, 0.0),
                        "std must be a finite number greater than 0, got 0", attn::Error);
   CHECK_THROWS_AS(attn::normal_matrix(2, 2, 0, std::nan("")), attn::Error);

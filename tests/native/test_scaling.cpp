@@ -109,7 +109,7 @@ TEST_CASE("the scaling experiment is deterministic per seed and checks its optio
 
   attn::ScalingOptions bad;
   bad.dk = 0;
-  CHECK_THROWS_WITH_AS(attn::scaling_experiment(bad), "dk must be a whole number from 1 to 1024, got 0",
+  CHECK_THROWS_WITH_AS(attn::scaling_experiment(bad), "dk must be a whole number from 1 to 1024 (got 0)",
                        attn::Error);
   bad = {};
   bad.pairs = 100001;
@@ -289,7 +289,7 @@ TEST_CASE("the row study is deterministic per seed and d_k, and checks its optio
 
   attn::RowStudyOptions bad;
   bad.dk = 1025;
-  CHECK_THROWS_WITH_AS(attn::scaling_row_study(bad), "dk must be a whole number from 1 to 1024, got 1025", attn::Error);
+  CHECK_THROWS_WITH_AS(attn::scaling_row_study(bad), "dk must be a whole number from 1 to 1024 (got 1025)", attn::Error);
   bad = {};
   bad.rows = 0;
   CHECK_THROWS_AS(attn::scaling_row_study(bad), attn::Error);

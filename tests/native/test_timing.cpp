@@ -22,7 +22,7 @@ TEST_CASE("time_attention runs and returns a positive finite time") {
   }
   attn::TimingOptions bad;
   bad.n = 2049;
-  CHECK_THROWS_WITH_AS(attn::time_attention(bad), "n must be a whole number from 1 to 2048, got 2049",
+  CHECK_THROWS_WITH_AS(attn::time_attention(bad), "n must be a whole number from 1 to 2048 (got 2049)",
                        attn::Error);
   bad.n = 4;
   bad.repeats = 0;

@@ -10,6 +10,7 @@
 #include "error.hpp"
 #include "limits.hpp"
 #include "multihead.hpp"
+#include "validate.hpp"
 
 using attn::Mask;
 using attn::Matrix;
@@ -39,6 +40,20 @@ TEST_CASE("shape errors name both matrices and the rule") {
         "Q is empty (0×2): it needs at least one row and one column");
   CHECK(error_of(kQ, kK, Matrix(3, 0)) ==
         "V is empty (3×0): it needs at least one row and one column");
+}
+
+TEST_CASE("issue 29: messages show a number or a string the caller gave as the JS API does") {
+  CHECK(attn::number_text(2.0f) == "2");
+  CHECK(attn::number_text(0.005f) == "0.005");
+  CHECK(attn::number_text(-1.0f) == "-1");
+  CHECK(attn::number_text(1e-7f) == "1e-7");
+  CHECK(attn::number_text(std::numeric_limits<float>::quiet_NaN()) == "NaN");
+  CHECK(attn::number_text(-std::numeric_limits<float>::infinity()) == "-Infinity");
+  CHECK(attn::quoted("half") == "\"half\"");
+  CHECK(attn::quoted("a very long scale name") == "\"a very long scale na…\"");
+  CHECK(attn::quoted("ééééééééééé") == "\"éééééééééé…\"");  // cut between characters, not inside one
+  CHECK_THROWS_WITH_AS(attn::validate_range("k", (std::uint64_t{1} << 32) + 1, 1, 100000),
+                       "k must be a whole number from 1 to 100000 (got 4294967297)", attn::Error);
 }
 
 TEST_CASE("NaN and infinities are reported where they are, 1-based") {

@@ -1,10 +1,27 @@
-// The core's WebAssembly modules: compiled from their bytes (read from disk under Node, fetched
-// elsewhere) and instantiated through their Emscripten glue. attention.js loads the calculator's,
-// the full core and the learned heads' with it, gpt2.js GPT-2's.
+// The core's WebAssembly modules: whether this engine runs the SIMD build, and each module
+// compiled from its bytes (read from disk under Node, fetched elsewhere) and instantiated through
+// its Emscripten glue. attention.js loads the calculator's or the full core, learned.js the learned
+// heads', gpt2.js GPT-2's.
 
 import { fileUrl, importGlue } from '../assets.js';
 
 export const IS_NODE = typeof process === 'object' && typeof process.versions?.node === 'string';
+
+// Smallest module that uses a v128 instruction; WebAssembly.validate accepts it only where
+// SIMD is supported (the bytes of wasm-feature-detect's simd() test).
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15,
+  253, 98, 11,
+]);
+
+/** True when this engine validates WebAssembly SIMD (v128) code. */
+export function wasmSimdSupported() {
+  try {
+    return WebAssembly.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
 
 const WASM_MAGIC = [0, 97, 115, 109]; // "\0asm"
 
