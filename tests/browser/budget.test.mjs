@@ -83,7 +83,7 @@ const report = ({ total, headers, files }) =>
   `${(total / KB).toFixed(1)} KB on the wire (${(headers / KB).toFixed(1)} KB of it status lines and headers) in ${files.length} responses:\n`
   + files.map(([p, b, hb]) => `  ${p} ${(b / KB).toFixed(1)} KB (headers ${hb} B)`).join('\n');
 
-describe('issue 11: every byte one embed transfers, gzip-compressed and with its headers, within the budget', { skip: !existsSync(DIST) && 'dist/ is not built' }, () => {
+describe('every byte one embed transfers, gzip-compressed and with its headers, within the budget', { skip: !existsSync(DIST) && 'dist/ is not built' }, () => {
   const env = { browser: null, url: null, server: null };
   before(async () => {
     ({ server: env.server, url: env.url } = await startServer({ root: DIST, gzip: true }));
@@ -97,7 +97,7 @@ describe('issue 11: every byte one embed transfers, gzip-compressed and with its
   // The plot's, the exporters' and the labs' files, which load only with their panels.
   const OPTIONAL = /\/(plot|export|labs)\b|labs\.css/;
 
-  test('issue 11: the full calculator (default panels) transfers ≤ 150 KB on the wire, KaTeX, CSS and fonts included', async () => {
+  test('the full calculator (default panels) transfers ≤ 150 KB on the wire, KaTeX, CSS and fonts included', async () => {
     const sizes = await transferred(env, { body: '<attention-calc></attention-calc>' });
     console.log(`full calculator: ${report(sizes)}`);
     assert.ok(sizes.files.some(([p]) => p.endsWith('.wasm')), 'the wasm was counted');
@@ -119,7 +119,7 @@ describe('issue 11: every byte one embed transfers, gzip-compressed and with its
   // it imports statically together; esbuild had cut it into 9 chunks, 3.8 KB of headers), and an
   // embed without a lab loads the calculator's half of the core (calculator-simd.wasm, 38 KB gzip
   // against the full core's 69).
-  test('issue 25: panels="weights" transfers ≤ 110 KB on the wire, headers included', async () => {
+  test('panels="weights" transfers ≤ 110 KB on the wire, headers included', async () => {
     const sizes = await transferred(env, { body: '<attention-calc panels="weights"></attention-calc>' });
     console.log(`panels="weights" on the wire: ${report(sizes)}`);
     const paths = sizes.files.map(([p]) => p);
@@ -131,14 +131,14 @@ describe('issue 11: every byte one embed transfers, gzip-compressed and with its
   // the checkpoint are fetched only by a widget that shows the panel, and the worker only once
   // "Train in this browser" is pressed.
   const LEARNED = /\/learned[-.]|\/learned-worker\.js$/;
-  test('issue 14: without panels="learned" no learned-heads file is fetched (chunk, worker, wasm, checkpoint)', async () => {
+  test('without panels="learned" no learned-heads file is fetched (chunk, worker, wasm, checkpoint)', async () => {
     for (const [body, shows] of [['<attention-calc></attention-calc>'], ['<attention-calc panels="weights"></attention-calc>'], ['<attention-calc panels="heads,cost,scaling,construct"></attention-calc>', '.construct-lab']]) {
       const sizes = await transferred(env, { body, shows });
       assert.deepEqual(sizes.files.filter(([p]) => LEARNED.test(p)), [], `${body} fetched: ${sizes.files.map(([p]) => p).join(' ')}`);
     }
   });
 
-  test('issue 14: panels="learned" fetches its chunk, the learned wasm and the checkpoint, and the worker only when training starts', async () => {
+  test('panels="learned" fetches its chunk, the learned wasm and the checkpoint, and the worker only when training starts', async () => {
     const { context, page, problems } = await openPage(env.browser);
     try {
       const url = new URL('lesson.html', env.url).href;
@@ -180,7 +180,7 @@ describe('issue 11: every byte one embed transfers, gzip-compressed and with its
   // by a widget that does not show panels="gpt2"; one that shows it fetches its chunk and worker,
   // and GPT-2's module and tokenizer only once a model is opened. Its own bytes: at most 450 KB gzip.
   const GPT2 = /\/gpt2[-.]/;
-  test('issue 27: without panels="gpt2" no GPT-2 file is fetched; with it, the panel\'s chunk and worker, and no wasm or tokenizer before a model is opened', async () => {
+  test('without panels="gpt2" no GPT-2 file is fetched; with it, the panel\'s chunk and worker, and no wasm or tokenizer before a model is opened', async () => {
     for (const [body, shows] of [['<attention-calc></attention-calc>'], ['<attention-calc panels="weights"></attention-calc>'], ['<attention-calc panels="heads,cost,scaling,construct,learned"></attention-calc>', '.construct-lab']]) {
       const sizes = await transferred(env, { body, shows });
       assert.deepEqual(sizes.files.filter(([p]) => GPT2.test(p)), [], `${body} fetched: ${sizes.files.map(([p]) => p).join(' ')}`);
@@ -198,7 +198,7 @@ describe('issue 11: every byte one embed transfers, gzip-compressed and with its
   });
 
   // Its size is for information; what it must keep: every file fetched once, none refused.
-  test('issue 11: the calculator page (index.html) fetches each file once, none refused, one core, and logs no console error', async () => {
+  test('the calculator page (index.html) fetches each file once, none refused, one core, and logs no console error', async () => {
     const sizes = await transferred(env, { path: 'index.html', quiet: false });
     console.log(`index.html: ${report(sizes)}`);
     const paths = sizes.files.map(([p]) => p);

@@ -276,7 +276,7 @@ describe('the calculator page', () => {
     assert.doesNotMatch(await page.locator('main').textContent(), /(?<!never )NaN/);
   });
 
-  it('issue 15: the masks compose in the core; the grid and the explanations say every reason, even while an input is wrong', async () => {
+  it('the masks compose in the core; the grid and the explanations say every reason, even while an input is wrong', async () => {
     await open();
     const explanation = page.getByRole('note', { name: 'Explanation' });
     await page.getByLabel('Causal mask').check();

@@ -46,7 +46,7 @@ describe('checks and hull plot', () => {
   const outputsAt = () => page.locator('.output-point rect').evaluateAll((rects) => rects.map((r) => [r.x.baseVal.value + 5, r.y.baseVal.value + 5]));
   const onCanvas = ([x, y]) => x >= 0 && x <= SIZE && y >= 0 && y <= SIZE;
 
-  it('issue 10 #3: a fully masked query is shown as exempt in checks, plot and caption', async () => {
+  it('a fully masked query is shown as exempt in checks, plot and caption', async () => {
     await open(`#${WORKED}&v=1,0;0,1;1,1&${NO_KEY_FOR_QUERY_2}`);
     // Checks: row 2 is exempt, not a row that "sums to 1" with 0.000 beside it.
     assert.match(await sums().textContent(), /^✓Passes: Each row of A with a visible key sums to 1 \(1\.000, exempt: no key visible, 1\.000\)$/);
@@ -87,7 +87,7 @@ describe('checks and hull plot', () => {
     assert.match(await note().textContent(), /z₁, z₂ and z₃ are 0 by definition \(queries 1, 2, 3 see no key\)/);
   });
 
-  it('issue 10 #3: in the mask-after-softmax pitfall, outputs outside the hull are named, never covered by "every"', async () => {
+  it('in the mask-after-softmax pitfall, outputs outside the hull are named, never covered by "every"', async () => {
     await open(`#${WORKED}&v=1,0;0,1;1,1&causal=1&pitfall=mask-after-softmax`);
     assert.equal(await hull().getAttribute('class'), 'fail');
     assert.match(await hull().textContent(), /Outputs z₁ and z₂ lie outside: with weights that do not sum to 1/);
@@ -96,7 +96,7 @@ describe('checks and hull plot', () => {
     assert.equal(await page.getByRole('img', { name: /^Output z₁ at .*, outside the hull$/ }).count(), 1);
   });
 
-  it('issue 10 #4: mask-after-softmax without a mask tells the learner to turn a mask on', async () => {
+  it('mask-after-softmax without a mask tells the learner to turn a mask on', async () => {
     await open(`#${WORKED}&v=1,0;0,1;1,1`);
     const mode = page.getByLabel('Mode', { exact: true });
     await mode.selectOption('mask-after-softmax');
@@ -118,7 +118,7 @@ describe('checks and hull plot', () => {
     assert.equal(await hint.count(), 0);
   });
 
-  it('issue 10 #3, #4: the exempt, outside and hint states pass axe-core in light and dark themes', async () => {
+  it('the exempt, outside and hint states pass axe-core in light and dark themes', async () => {
     await context.close();
     ({ page, problems, context } = await openPage(env.browser, { bypassCSP: true })); // to inject axe
     const states = [
@@ -144,7 +144,7 @@ describe('checks and hull plot', () => {
     }
   });
 
-  it('issue 10: dragging a value past the edge is clamped and the plot refits on release', async () => {
+  it('dragging a value past the edge is clamped and the plot refits on release', async () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await open(`#${WORKED}&v=1,0;0,1;1,1`);
     await plot().scrollIntoViewIfNeeded();
@@ -177,7 +177,7 @@ describe('checks and hull plot', () => {
     assert.ok((await valueAt(1))[0] < SIZE - PAD - 20);
   });
 
-  it('issue 10 #5 in the page: |V| ≈ 1e7 with d_v ≥ 3 shows no NaN and no false ✗, in every projection', async () => {
+  it('in the page: |V| ≈ 1e7 with d_v ≥ 3 shows no NaN and no false ✗, in every projection', async () => {
     for (const v of ['1e7,0,0;0,1e7,0;0,0,1e7', '12345678,-3e6,7e6,1;-9e6,1e7,2.5e6,-4e6;5e5,-1e7,1e7,9999999']) {
       await open(`#${WORKED}&v=${v}`);
       const dv = v.split(';')[0].split(',').length;
@@ -194,7 +194,7 @@ describe('checks and hull plot', () => {
     }
   });
 
-  it('issue 10 (large values): arrow keys and drags move a value by a step that fits the view, on float32 numbers', async () => {
+  it('arrow keys and drags move a value by a step that fits the view, on float32 numbers', async () => {
     await open(`#${WORKED}&v=1e7,0,0;0,1e7,0;0,0,1e7`);
     const v11 = () => page.getByLabel('V row 1 column 1', { exact: true }).inputValue().then((t) => Number(t.replace('−', '-')));
     const outputBefore = await page.getByLabel('Output row 1 column 1', { exact: true }).textContent();

@@ -18,7 +18,7 @@ const wholeMillisecondClock = () => {
 describe('the cost lab under a clock of whole milliseconds', () => {
   const env = servedWeb();
 
-  it('issue 17: the cost lab times each size over ≥ 20 ticks of a 1 ms clock, says so, and its small-n times are not whole ticks', { timeout: 90000 }, async () => {
+  it('the cost lab times each size over ≥ 20 ticks of a 1 ms clock, says so, and its small-n times are not whole ticks', { timeout: 90000 }, async () => {
     const { page, problems, context } = await openPage(env.browser, { initScript: wholeMillisecondClock });
     try {
       await page.goto(await coursePage(context, env.url, '<attention-calc panels="cost"></attention-calc>'));

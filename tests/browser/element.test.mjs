@@ -152,7 +152,7 @@ describe('the <attention-calc> element', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 15 #2: a lab hidden by `panels` is told so; one whose element leaves the page is disposed of, one moved is not', async () => {
+  it('a lab hidden by `panels` is told so; one whose element leaves the page is disposed of, one moved is not', async () => {
     await page.goto(await scratch('<div id="a"><attention-calc id="w" panels="weights cost"></attention-calc></div><div id="b"></div>'));
     await ready();
     // The cost lab has neither shown() nor dispose(): the test gives it both, to see the calls.
@@ -289,7 +289,7 @@ describe('the <attention-calc> element', () => {
     assert.equal(await cellIn(w, 'Output row 2 column 1').textContent(), shown(want.output[1][0]));
   });
 
-  it('issue 29: attention-change says whether the state is committed: a keystroke not yet, then the same state again once committed', async () => {
+  it('attention-change says whether the state is committed: a keystroke not yet, then the same state again once committed', async () => {
     await page.goto(await scratch('<attention-calc id="w"></attention-calc>'));
     await ready();
     await page.evaluate(() => {

@@ -13,7 +13,7 @@ import { servedWeb } from './served.mjs';
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const ARTIFACTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
 
-describe('issue 25 #5: the first screen', () => {
+describe('the first screen', () => {
   const env = servedWeb();
   noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
   let context = null;

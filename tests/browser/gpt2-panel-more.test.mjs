@@ -75,7 +75,7 @@ async function waitForMaps(page, layer) {
 /** The names of the maps the panel shows, in order. */
 const mapNames = (page) => lab(page).getByRole('img', { name: /^GPT-2 layer \d+ head \d+$/ }).evaluateAll((maps) => maps.map((m) => m.getAttribute('aria-label')));
 
-describe('issue 27: the GPT-2 panel in a 320 px column', () => {
+describe('the GPT-2 panel in a 320 px column', () => {
   const env = servedPages();
   let page, problems, context;
   beforeEach(() => ({ page, problems, context } = env));
@@ -165,7 +165,7 @@ function withCsp(server, csp) {
   });
 }
 
-describe('issue 27: the GPT-2 panel from dist/, embedded alone under the strict CSP', { skip: !existsSync(join(DIST, 'attention-calc.js')) && 'dist/ is not built (node tools/dist.mjs)' }, () => {
+describe('the GPT-2 panel from dist/, embedded alone under the strict CSP', { skip: !existsSync(join(DIST, 'attention-calc.js')) && 'dist/ is not built (node tools/dist.mjs)' }, () => {
   let site, server, url, cdn, cdnSite, browser, page, problems, context, requests;
   before(async () => {
     // A course site: dist/ as it ships, the model beside it (same origin), one static page with

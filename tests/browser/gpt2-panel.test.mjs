@@ -67,7 +67,7 @@ function fixtureServer() {
   }));
 }
 
-describe('issue 27: the GPT-2 panel (exercise 4)', () => {
+describe('the GPT-2 panel (exercise 4)', () => {
   const env = servedWeb();
   noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
   let page, problems, context, model, files;

@@ -39,7 +39,7 @@ function largestRendererBytes() {
   return largest;
 }
 
-describe('issue 27: GPT-2 small\'s size in the panel', () => {
+describe('GPT-2 small\'s size in the panel', () => {
   const env = servedPages();
 
   it('a GPT-2-small-shaped file: time to the first heatmaps and the tab\'s memory; a calculator on the page answers keystrokes while it loads and runs', { timeout: 600_000 }, async () => {

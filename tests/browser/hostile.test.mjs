@@ -67,7 +67,7 @@ const HASHES = [
   'q={"a":1}&k=1&v=1', 'q=1;2&k=1&v=1', 'q=1,2&k=1&v=1', `q=${encodeURIComponent(HTML[1])}&k=1&v=1`, 'q=Infinity&k=1&v=1',
 ];
 
-describe('hostile input through the UI (issue 10)', () => {
+describe('hostile input through the UI', () => {
   const env = servedWeb();
   noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
   let page, problems, context;
@@ -120,7 +120,7 @@ describe('hostile input through the UI (issue 10)', () => {
   }, text);
   const gridMessage = (name) => page.locator('.input-matrix').filter({ has: cell(`${name} row 1 column 1`) }).locator('.cell-message');
 
-  it('issue 10 #12: pasting [] (or " ; ; ", ";;;", 5,000-deep JSON) into a cell says what is wrong', async () => {
+  it('pasting [] (or " ; ; ", ";;;", 5,000-deep JSON) into a cell says what is wrong', async () => {
     await openIndex();
     for (const text of ['[]', ' ; ; ', ';;;', deep(5000), '[[]]']) {
       await paste('Q row 1 column 1', text);
@@ -146,7 +146,7 @@ describe('hostile input through the UI (issue 10)', () => {
     fed += 2;
   });
 
-  it('issue 10: typing 1e40 keeps the committed result, not 1e4', async () => {
+  it('typing 1e40 keeps the committed result, not 1e4', async () => {
     // The page's clock stands still while the test looks between keystrokes: a slow machine
     // must not commit the text by a pause the learner never made.
     await page.clock.install();
@@ -191,7 +191,7 @@ describe('hostile input through the UI (issue 10)', () => {
     fed += 3;
   });
 
-  it('issue 10: Copy as PyTorch, LaTeX or link with an invalid cell says it copied the last valid state', async () => {
+  it('Copy as PyTorch, LaTeX or link with an invalid cell says it copied the last valid state', async () => {
     await openIndex();
     await cell('Q row 2 column 1').fill('x');
     for (const label of ['Copy as PyTorch', 'Copy as LaTeX', 'Copy link']) {
@@ -207,7 +207,7 @@ describe('hostile input through the UI (issue 10)', () => {
     await page.getByText('Copy link: copied ✓').waitFor();
   });
 
-  it('issue 10: pasting 4×3 into Q says K and V were padded', async () => {
+  it('pasting 4×3 into Q says K and V were padded', async () => {
     await openIndex();
     await paste('Q row 1 column 1', '1 0 0; 0 1 0; 0 0 1; 1 1 1');
     const notice = page.locator('.inputs-notice');
@@ -222,7 +222,7 @@ describe('hostile input through the UI (issue 10)', () => {
     fed += 2;
   });
 
-  it('issue 10: theme=blue fires error', async () => {
+  it('theme=blue fires error', async () => {
     await page.goto(await coursePage(context, env.url, '<attention-calc id="w"></attention-calc>'));
     const w = calcOf(page, '#w');
     await w.evaluate((e) => e.ready);
@@ -239,7 +239,7 @@ describe('hostile input through the UI (issue 10)', () => {
     fed++;
   });
 
-  it('issue 10: the URL never records a state the core refused', async () => {
+  it('the URL never records a state the core refused', async () => {
     // Found in review: after typing pauses the page wrote the refused input into its URL while
     // the screen showed the last valid state.
     await openIndex();
@@ -256,7 +256,7 @@ describe('hostile input through the UI (issue 10)', () => {
     fed++;
   });
 
-  it('issue 10: frame.html with a broken hash says the link is broken', async () => {
+  it('frame.html with a broken hash says the link is broken', async () => {
     await page.goto(`${env.url}frame.html#q=1,1;0,oops&k=1,0&v=1`);
     await page.waitForSelector('body[data-ready]');
     assert.equal(await page.locator('#notice').isVisible(), true);
@@ -265,7 +265,7 @@ describe('hostile input through the UI (issue 10)', () => {
     fed++;
   });
 
-  it('issue 10 (messages): q="[]", mask="[]", #q=[]&k=[]&v=[] and the same by postMessage give a clear message', async () => {
+  it('q="[]", mask="[]", #q=[]&k=[]&v=[] and the same by postMessage give a clear message', async () => {
     await page.goto(await coursePage(context, env.url, '<attention-calc id="w"></attention-calc><iframe id="f" title="calculator" src="frame.html"></iframe>', { csp: false }));
     const w = calcOf(page, '#w');
     await w.evaluate((e) => e.ready);
@@ -293,7 +293,7 @@ describe('hostile input through the UI (issue 10)', () => {
     fed += 2;
   });
 
-  it('issue 10: at least 200 bad inputs (typed, pasted, hashes, attributes, postMessage) each get a message, keep the committed result and show no NaN or engine text', async () => {
+  it('at least 200 bad inputs (typed, pasted, hashes, attributes, postMessage) each get a message, keep the committed result and show no NaN or engine text', async () => {
     const faults = [];
     let count = 0;
 

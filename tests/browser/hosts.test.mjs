@@ -15,7 +15,7 @@ const SHOTS = process.env.ATTENTION_CALC_SHOTS ? join(process.env.ATTENTION_CALC
 
 let sheets = 0;
 
-describe('<attention-calc> in real hosts (issue 11)', () => {
+describe('<attention-calc> in real hosts', () => {
   const env = servedWeb();
   let page, problems, context;
   beforeEach(async () => {
@@ -44,7 +44,7 @@ describe('<attention-calc> in real hosts (issue 11)', () => {
     await (locator ?? page).screenshot({ path: `${SHOTS}${name}.png`, ...(locator ? {} : { fullPage: true }) });
   };
 
-  it('issue 11 #1: keys typed in a cell do not reach the page\'s listeners; Escape still does', async () => {
+  it('keys typed in a cell do not reach the page\'s listeners; Escape still does', async () => {
     await host('<main class="deck"><attention-calc></attention-calc></main>');
     await startAll();
     // A slide deck's listeners: it would change slide on these keys.
@@ -87,7 +87,7 @@ describe('<attention-calc> in real hosts (issue 11)', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 11 #2: a slide\'s 42 px centred text does not size or align the widget; --calc-font-size does', async () => {
+  it('a slide\'s 42 px centred text does not size or align the widget; --calc-font-size does', async () => {
     await host(
       '<section class="slide"><attention-calc id="plain"></attention-calc><attention-calc id="big"></attention-calc></section>',
       '.slide { width: 700px; font-size: 42px; text-align: center; line-height: 1.2; } #big { --calc-font-size: 20px; }');
@@ -114,7 +114,7 @@ describe('<attention-calc> in real hosts (issue 11)', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 11 #3: the explanation never covers the numbers, in a scaled and scrolling host', async () => {
+  it('the explanation never covers the numbers, in a scaled and scrolling host', async () => {
     await host(
       '<div class="stage"><div class="slide"><attention-calc></attention-calc></div></div>',
       '.stage { transform: scale(0.6); transform-origin: 0 0; width: 960px; } .slide { height: 640px; overflow: auto; }');
@@ -147,7 +147,7 @@ describe('<attention-calc> in real hosts (issue 11)', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 11 #4: the widget fits a 280 px and a 320 px column on a wide screen', async () => {
+  it('the widget fits a 280 px and a 320 px column on a wide screen', async () => {
     await page.setViewportSize({ width: 1400, height: 900 });
     await host(
       '<div class="layout"><aside class="c280"><attention-calc></attention-calc></aside>'
@@ -183,7 +183,7 @@ describe('<attention-calc> in real hosts (issue 11)', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 11 #5: printing starts every widget below the fold; loading="eager" starts at once', async () => {
+  it('printing starts every widget below the fold; loading="eager" starts at once', async () => {
     const six = (attrs = '') => Array.from({ length: 6 }, (_, i) => `<attention-calc panels="weights" q="${i + 1} 0; 0 1" k="1 0; 0 1" v="1 0; 0 1"${attrs}></attention-calc>`).join('');
     await host(`<div class="fold"></div>${six()}`, '.fold { height: 4000px; }');
     // Without the fix they never start: wait a bounded time, then compare.
@@ -215,7 +215,7 @@ describe('<attention-calc> in real hosts (issue 11)', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 11 #6: attention-calc-resize tells the host when the widget grows after start', async () => {
+  it('attention-calc-resize tells the host when the widget grows after start', async () => {
     await host('<div class="fold"></div><section class="slide"><attention-calc panels="weights"></attention-calc></section>', '.fold { height: 3000px; }');
     await page.evaluate(() => {
       window.sizes = [];
@@ -238,7 +238,7 @@ describe('<attention-calc> in real hosts (issue 11)', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 11 #7: theme="auto" follows a dark class on <html>, live; theme="light" stays light', async () => {
+  it('theme="auto" follows a dark class on <html>, live; theme="light" stays light', async () => {
     await page.emulateMedia({ colorScheme: 'light' });
     await host(
       '<attention-calc id="auto" panels="weights"></attention-calc><attention-calc id="light" theme="light" panels="weights"></attention-calc>',

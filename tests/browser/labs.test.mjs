@@ -213,7 +213,7 @@ describe('the lesson labs', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 15 #7: the seed boxes of the labs read any entry as a seed from 0 to 2^53 − 1 and show the seed used', async () => {
+  it('the seed boxes of the labs read any entry as a seed from 0 to 2^53 − 1 and show the seed used', async () => {
     await open('<attention-calc panels="heads"></attention-calc><attention-calc panels="scaling"></attention-calc>');
     const heads = page.getByRole('group', { name: 'Multi-head attention' });
     const scaling = page.getByRole('group', { name: 'The √d_k experiment' });
@@ -234,7 +234,7 @@ describe('the lesson labs', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 15 #7: every lab says "Showing the last valid …" in one wording, with one full stop after the problem', async () => {
+  it('every lab says "Showing the last valid …" in one wording, with one full stop after the problem', async () => {
     await open('<attention-calc panels="heads"></attention-calc><attention-calc panels="cost"></attention-calc><attention-calc panels="construct"></attention-calc>');
     const ONE_STOP = /^[^]*[^.]\. Showing the last valid [a-z]+(, dimmed,)? until this is fixed\.$/;
     // Multi-head: h does not divide d_model.

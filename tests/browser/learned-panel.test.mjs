@@ -30,7 +30,7 @@ const REPEATED = [
   'mqvfjdscxip bkwuzvfjdscxip bkwuz', 'cuonxgdlytjpfmviuonxgdlytjpfmviz', 'cwpzaxyvlegqkiu mzaxyvlegqkiu mh',
 ];
 
-describe('issue 14: look inside a trained model', () => {
+describe('look inside a trained model', () => {
   const env = servedWeb();
   noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
   let page, problems, context, model;
@@ -418,7 +418,7 @@ describe('issue 14: look inside a trained model', () => {
   });
 });
 
-describe('issue 14: the learned panel from dist/, embedded alone', { skip: !existsSync(DIST) && 'dist/ is not built' }, () => {
+describe('the learned panel from dist/, embedded alone', { skip: !existsSync(DIST) && 'dist/ is not built' }, () => {
   let server, url, browser;
   before(async () => {
     ({ server, url } = await startServer({ root: DIST }));

@@ -34,7 +34,7 @@ async function openPanel(page, context, url, body = '<attention-calc panels="lea
   await training(page).getByRole('button', { name: 'Train in this browser' }).waitFor({ timeout: 30_000 });
 }
 
-describe('issue 14: train in this browser', () => {
+describe('train in this browser', () => {
   const env = servedWeb();
   let page, problems, context;
   beforeEach(async () => {
@@ -240,7 +240,7 @@ describe('issue 14: train in this browser', () => {
   });
 });
 
-describe('issue 14: train in this browser from dist/, embedded alone', { skip: !existsSync(DIST) && 'dist/ is not built' }, () => {
+describe('train in this browser from dist/, embedded alone', { skip: !existsSync(DIST) && 'dist/ is not built' }, () => {
   let server, url, browser;
   before(async () => {
     ({ server, url } = await startServer({ root: DIST }));
@@ -298,7 +298,7 @@ function fakeWorker() {
   };
 }
 
-describe('issue 14: the training panel against a stand-in worker', () => {
+describe('the training panel against a stand-in worker', () => {
   const env = servedWeb();
   let page, problems, context;
   beforeEach(async () => {

@@ -54,7 +54,7 @@ describe('the labs as a learner sees them', () => {
   });
   const histograms = () => scalingLab().getByRole('img', { name: /^Histograms of 10000 dot products on one axis/ });
 
-  it('issue 18 #4: in the √d_k lab at d_k = 512, the unscaled histogram\'s drawn width is more than 10 times the scaled one\'s on the shared axis', async () => {
+  it('in the √d_k lab at d_k = 512, the unscaled histogram\'s drawn width is more than 10 times the scaled one\'s on the shared axis', async () => {
     await open('<attention-calc panels="scaling"></attention-calc>');
     await setDk(512);
     const before = await drawn(histograms(), 'unscaled'), after = await drawn(histograms(), 'scaled');
@@ -72,7 +72,7 @@ describe('the labs as a learner sees them', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 18 #4: the softmax rows with and without the scale share one chart and one y scale: at d_k = 512 the one-hot spike stands over 5 times the scaled row\'s highest bar, each row named in text', async () => {
+  it('the softmax rows with and without the scale share one chart and one y scale: at d_k = 512 the one-hot spike stands over 5 times the scaled row\'s highest bar, each row named in text', async () => {
     await open('<attention-calc panels="scaling"></attention-calc>');
     await setDk(512);
     const chart = scalingLab().getByRole('img', { name: /^Softmax weights of 64 keys on the same axes: without scaling, largest 1\.000/ });
@@ -84,7 +84,7 @@ describe('the labs as a learner sees them', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 18 #6 (labs): chart marks are at least 3:1 against the chart in both themes: the √d_k lab\'s bars, the cost lab\'s points and fitted line', async () => {
+  it('chart marks are at least 3:1 against the chart in both themes: the √d_k lab\'s bars, the cost lab\'s points and fitted line', async () => {
     for (const theme of ['light', 'dark']) {
       await open(`<attention-calc panels="scaling" theme="${theme}"></attention-calc><attention-calc panels="cost" theme="${theme}"></attention-calc>`);
       const cost = page.getByRole('group', { name: 'Cost' });
@@ -121,7 +121,7 @@ describe('the labs as a learner sees them', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 18 #5: the parameter counter follows typing: each keystroke counts, an entry that gives no count is marked in place and the last count stays', async () => {
+  it('the parameter counter follows typing: each keystroke counts, an entry that gives no count is marked in place and the last count stays', async () => {
     await open('<attention-calc panels="heads"></attention-calc>');
     const counter = page.getByRole('group', { name: 'Parameter counter' });
     const d = counter.getByLabel('Parameter counter d_model'), heads = counter.getByLabel('Parameter counter heads');
@@ -154,7 +154,7 @@ describe('the labs as a learner sees them', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 18 #5: the construct lab\'s sentence applies as the learner types, without Enter; a space keeps edited weights', async () => {
+  it('the construct lab\'s sentence applies as the learner types, without Enter; a space keeps edited weights', async () => {
     await open('<attention-calc panels="construct"></attention-calc>');
     const lab = page.getByRole('group', { name: 'Construct a head' });
     const sentence = lab.getByRole('textbox', { name: 'Sentence' });
@@ -182,7 +182,7 @@ describe('the labs as a learner sees them', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 18 #5: at 360 px the reshape tables say that head 2 is out of sight (a fade and "scroll for head 2 →"), and scrolling does not move the layout', async () => {
+  it('at 360 px the reshape tables say that head 2 is out of sight (a fade and "scroll for head 2 →"), and scrolling does not move the layout', async () => {
     await page.setViewportSize({ width: 360, height: 800 });
     await open('<attention-calc panels="heads"></attention-calc>');
     const lab = page.getByRole('group', { name: 'Multi-head attention' });
@@ -216,7 +216,7 @@ describe('the labs as a learner sees them', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 18: the three labs at 360 px, light and dark, have no axe-core violations', async () => {
+  it('the three labs at 360 px, light and dark, have no axe-core violations', async () => {
     const axePage = await openPage(env.browser, { bypassCSP: true });
     try {
       const p = axePage.page;

@@ -10,7 +10,7 @@ import { servedWeb } from './served.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-describe('issue 18: the learner\'s view', () => {
+describe('the learner\'s view', () => {
   const env = servedWeb();
   noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
   let context = null;
@@ -45,7 +45,7 @@ describe('issue 18: the learner\'s view', () => {
     await calc.getByLabel('Weights row 8 column 8').waitFor();
   }
 
-  it('issue 18 #1: at 1280×800, on load, Q, the weights and the output are all in view, and an edit changes them in view', async () => {
+  it('at 1280×800, on load, Q, the weights and the output are all in view, and an edit changes them in view', async () => {
     const { page, problems, calc } = await open();
     for (const name of ['Q row 1 column 1', 'Weights row 1 column 1', 'Output row 1 column 1']) {
       assert.ok(await inViewport(calc.getByLabel(name, { exact: true })), `${name} is within the first screen`);
@@ -61,7 +61,7 @@ describe('issue 18: the learner\'s view', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 18 #3: at n = d = 8, each matrix is one Tab stop: ≤ 6 Tabs from Q row 1 column 1 reach the causal mask, and arrows move inside a grid', async () => {
+  it('at n = d = 8, each matrix is one Tab stop: ≤ 6 Tabs from Q row 1 column 1 reach the causal mask, and arrows move inside a grid', async () => {
     const { page, calc } = await open();
     await toEight(calc);
     await calc.getByLabel('Q row 1 column 1', { exact: true }).focus();
@@ -90,7 +90,7 @@ describe('issue 18: the learner\'s view', () => {
     assert.equal(await calc.getByLabel(/^Q row \d column \d$/).count(), 64);
   });
 
-  it('issue 18 #2: at n = 8 the steps show one at a time, in the lesson\'s order, with "Show all steps" and print showing all; explanations still work', async () => {
+  it('at n = 8 the steps show one at a time, in the lesson\'s order, with "Show all steps" and print showing all; explanations still work', async () => {
     const { page, calc } = await open();
     await toEight(calc);
     const shownSteps = () => calc.locator('.steps figure.step').evaluateAll((figures) =>
@@ -131,7 +131,7 @@ describe('issue 18: the learner\'s view', () => {
     assert.equal((await shownSteps()).length, 7);
   });
 
-  it('issue 18 #5: an error message under Q leaves K and V where they were', async () => {
+  it('an error message under Q leaves K and V where they were', async () => {
     const { page, calc } = await open();
     const k = calc.getByLabel('K row 1 column 1', { exact: true });
     const v = calc.getByLabel('V row 1 column 1', { exact: true });
@@ -144,7 +144,7 @@ describe('issue 18: the learner\'s view', () => {
   });
 
   for (const colorScheme of ['light', 'dark']) {
-    it(`issue 18 #6: the plot's marks are ≥ 3:1 against the plot, ${colorScheme} theme`, async () => {
+    it(`the plot's marks are ≥ 3:1 against the plot, ${colorScheme} theme`, async () => {
       const { page, calc } = await open({ colorScheme });
       // Pull output 3 outside the hull (a pitfall), so every kind of mark is drawn.
       await calc.getByLabel('Mode', { exact: true }).selectOption('mask-after-softmax');
@@ -177,7 +177,7 @@ describe('issue 18: the learner\'s view', () => {
       for (const [mark, ratio] of Object.entries(ratios)) assert.ok(ratio >= 3, `${mark}: ${ratio}:1 (${colorScheme})`);
     });
 
-    it(`issue 18: axe-core reports no violations on the calculator page, ${colorScheme} theme, with the steps one at a time`, async () => {
+    it(`axe-core reports no violations on the calculator page, ${colorScheme} theme, with the steps one at a time`, async () => {
       const { page, calc } = await open({ colorScheme, bypassCSP: true }); // bypassCSP: to inject axe
       await toEight(calc);
       await page.addScriptTag({ content: AXE });

@@ -9,7 +9,7 @@ import { servedWeb } from './served.mjs';
 
 const WORKED = 'q=1,1;0,1;-1,0&k=1,0;0,1;-1,0&v=1,0;0,1;1,1&preset=worked';
 
-describe('issue 25 #2: links keep the work and open at a section', () => {
+describe('links keep the work and open at a section', () => {
   const env = servedWeb();
   let context = null;
   afterEach(async () => { await context?.close(); context = null; });

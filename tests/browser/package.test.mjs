@@ -32,7 +32,7 @@ const npm = (args, cwd, cache) => execFileSync('npm', [...args, '--offline', '--
   env: { ...process.env, npm_config_registry: 'http://127.0.0.1:9/', npm_config_cache: cache, npm_config_update_notifier: 'false' },
 });
 
-describe('issue 11 distribution: the npm package, packed, installed offline and bundled', { timeout: 60_000 }, () => {
+describe('the npm package, packed, installed offline and bundled', { timeout: 60_000 }, () => {
   let tmp, app, packed, server, url, browser;
   before(async () => {
     assert.ok(existsSync(join(ROOT, 'dist/attention-calc.js')), 'dist/ is missing: run tools/build.sh dist');
@@ -91,7 +91,7 @@ describe('issue 11 distribution: the npm package, packed, installed offline and 
     assert.deepEqual(readdirSync(join(app, 'node_modules')).filter((d) => !d.startsWith('.')), ['attention-calc']);
   });
 
-  it('issue 11 #8: dist/ imports nothing of Node, so a site\'s bundler takes it as it is (webpack, in Docusaurus: "UnhandledSchemeError: Reading from node:fs/promises")', () => {
+  it('dist/ imports nothing of Node, so a site\'s bundler takes it as it is (webpack, in Docusaurus: "UnhandledSchemeError: Reading from node:fs/promises")', () => {
     const dist = join(app, 'node_modules/attention-calc/dist');
     const scripts = readdirSync(dist, { recursive: true }).filter((f) => /\.m?js$/.test(f));
     assert.ok(scripts.length > 0);

@@ -27,7 +27,7 @@ const NASTY = [
 ];
 const ENGINE = /Cannot read|undefined \(reading|null \(reading|is not a function|is not iterable|TypeError|RangeError|\[object |NaN/;
 
-describe('issue 12: practice mode', () => {
+describe('practice mode', () => {
   const env = servedWeb();
   let context = null;
   afterEach(async () => { await context?.close(); context = null; });
@@ -75,7 +75,7 @@ describe('issue 12: practice mode', () => {
   }
 
   for (const exercise of ['worked', 'worked-causal', 'exercise', 'exercise-causal', 'random-int']) {
-    it(`issue 12 #1: exercise ${exercise} typed as the core's values to 3 decimals is all right, every step done`, async () => {
+    it(`exercise ${exercise} typed as the core's values to 3 decimals is all right, every step done`, async () => {
       const { page, problems, calc } = await open();
       await practise(calc);
       await calc.getByLabel('Exercise', { exact: true }).selectOption(exercise);
@@ -92,7 +92,7 @@ describe('issue 12: practice mode', () => {
     });
   }
 
-  it('issue 12 #2: each named mistake is recognised when typed: d_k scaling, no scale, mask after the softmax, transposed scores', async () => {
+  it('each named mistake is recognised when typed: d_k scaling, no scale, mask after the softmax, transposed scores', async () => {
     const { page, problems, calc } = await open();
     await practise(calc);
     const inputs = await inputsOf(calc);
@@ -120,7 +120,7 @@ describe('issue 12: practice mode', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 12 #3: carried rounding counts as right: exercise 1, z₁₂ = 0.216 from the learner\'s own A₁ (0.217 from the exact values)', async () => {
+  it('carried rounding counts as right: exercise 1, z₁₂ = 0.216 from the learner\'s own A₁ (0.217 from the exact values)', async () => {
     const { page, calc } = await open();
     await practise(calc);
     await calc.getByLabel('Exercise', { exact: true }).selectOption('exercise');
@@ -135,7 +135,7 @@ describe('issue 12: practice mode', () => {
     assert.match(await calc.locator('.practice-output .practice-progress').textContent(), /^1 of 6 right/);
   });
 
-  it('issue 12 #4: the hash holds the exercise and the answers; a link restores the attempt; a bad one gets the broken-link message', async () => {
+  it('the hash holds the exercise and the answers; a link restores the attempt; a bad one gets the broken-link message', async () => {
     const { page, calc } = await open();
     await practise(calc);
     await calc.getByLabel('Exercise', { exact: true }).selectOption('exercise-causal');
@@ -165,7 +165,7 @@ describe('issue 12: practice mode', () => {
     assert.match(await bad2.locator('#notice').textContent(), /your exp row 1 column 1: “x” is not a number/);
   });
 
-  it('issue 12 #5: no uncaught error, NaN or engine text for any typed text (a few hundred strings in every step)', async () => {
+  it('no uncaught error, NaN or engine text for any typed text (a few hundred strings in every step)', async () => {
     const { page, problems, calc } = await open({ hash: `#${WORKED}&causal=1&practice=1` });
     await cell(calc, 'scores', 0, 0).waitFor();
     const texts = [...NASTY, ...fc.sample(fc.oneof(fc.string({ maxLength: 24 }), fc.string({ unit: 'grapheme', maxLength: 12 }), fc.double().map(String), fc.mixedCase(fc.constantFrom('nan', 'inf', 'e', '-1e5'))), { numRuns: 300, seed: 12 })];
@@ -191,7 +191,7 @@ describe('issue 12: practice mode', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 12 #6: the element: mode="practice" starts in practice, precision sets the checking, a bad mode is reported, and the Explore / Practice buttons keep the attempt', async () => {
+  it('the element: mode="practice" starts in practice, precision sets the checking, a bad mode is reported, and the Explore / Practice buttons keep the attempt', async () => {
     ({ context } = await openPage(env.browser));
     const page = await context.newPage();
     const errors = [];
@@ -220,7 +220,7 @@ describe('issue 12: practice mode', () => {
     assert.equal(await a.locator('.practice').isVisible(), false);
   });
 
-  it('issue 12 #7: keyboard: each grid is one Tab stop, then its Hint, Answer and Reveal; Hint and Answer speak of the focused cell', async () => {
+  it('keyboard: each grid is one Tab stop, then its Hint, Answer and Reveal; Hint and Answer speak of the focused cell', async () => {
     const { page, calc } = await open({ hash: `#${WORKED}&practice=1` });
     const focused = () => page.evaluate(() => {
       let a = document.activeElement;
@@ -261,7 +261,7 @@ describe('issue 12: practice mode', () => {
     return r < 0 ? [`-${abs}`, `−${abs}`, `-${dotted}`, r.toExponential(), `−${dotted}`] : [`+${abs}`, dotted, r.toExponential(), `+${dotted}`];
   };
 
-  it('issue 25 #1: the worked example typed key by key, every cell as -x, −x, .x, +x or an exponent, is all right in every step', async () => {
+  it('the worked example typed key by key, every cell as -x, −x, .x, +x or an exponent, is all right in every step', async () => {
     const { page, problems, calc } = await open({ hash: `#${WORKED}&practice=1` });
     await cell(calc, 'scores', 0, 0).waitFor();
     const values = await coreResult(page, await inputsOf(calc));
@@ -285,7 +285,7 @@ describe('issue 12: practice mode', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 25 #2: in every step a cell keeps "-0.707", "−1", ".707", "+2", "1e-3", "-.5", "2.5E+0" typed key by key, and the attempt holds that number', async () => {
+  it('in every step a cell keeps "-0.707", "−1", ".707", "+2", "1e-3", "-.5", "2.5E+0" typed key by key, and the attempt holds that number', async () => {
     const { page, problems, calc } = await open({ hash: `#${WORKED}&practice=1` });
     await cell(calc, 'scores', 0, 0).waitFor();
     const TEXTS = { '-0.707': -0.707, '−1': -1, '.707': 0.707, '+2': 2, '1e-3': 0.001, '-.5': -0.5, '2.5E+0': 2.5 };
@@ -309,7 +309,7 @@ describe('issue 12: practice mode', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 25 #3: by touch at 390 px, the "Change sign" key makes the number in a Q cell, a practice cell and a lab cell negative, keeps focus there, and the number is used', async () => {
+  it('by touch at 390 px, the "Change sign" key makes the number in a Q cell, a practice cell and a lab cell negative, keeps focus there, and the number is used', async () => {
     let page, problems;
     ({ context, page, problems } = await openPage(env.browser, { contextOptions: { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } }));
     await page.goto(`${env.url}index.html#${WORKED}`);
@@ -372,7 +372,7 @@ describe('issue 12: practice mode', () => {
   });
 
   for (const colorScheme of ['light', 'dark']) {
-    it(`issue 12 #8: axe-core reports no violations in practice mode, with marked entries, ${colorScheme} theme`, async () => {
+    it(`axe-core reports no violations in practice mode, with marked entries, ${colorScheme} theme`, async () => {
       const { page, calc } = await open({ hash: `#${WORKED}&causal=1&practice=1&your-scores=1,1,-1;0,2,;,,&your-weights=1,0,0;,,;,,`, colorScheme, bypassCSP: true });
       await cell(calc, 'scores', 0, 0).waitFor();
       await cell(calc, 'scores', 1, 1).focus();
@@ -386,7 +386,7 @@ describe('issue 12: practice mode', () => {
     });
   }
 
-  it('issue 12 #9: at 360 px wide practice mode has no horizontal overflow, and each step\'s grid shows whole', async () => {
+  it('at 360 px wide practice mode has no horizontal overflow, and each step\'s grid shows whole', async () => {
     const { page, calc } = await open({ hash: `#${WORKED}&practice=1&your-scores=1,1,-1;0,1,0;-1,0,1&your-exp=1,1,0.243;,,;,,`, width: 360, height: 740 });
     await cell(calc, 'exp', 0, 0).waitFor();
     await cell(calc, 'exp', 0, 2).focus();

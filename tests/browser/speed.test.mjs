@@ -28,7 +28,7 @@ describe('speed work: what it must keep', () => {
     await context.close();
   });
 
-  it('issue 11: the URL is written once typing pauses, not on every keystroke', async () => {
+  it('the URL is written once typing pauses, not on every keystroke', async () => {
     await page.goto(`${env.url}index.html`);
     await page.waitForSelector('body[data-ready]');
     const before = await page.evaluate(() => ({ hash: location.hash, calls: window.replaceStateCalls }));
@@ -44,7 +44,7 @@ describe('speed work: what it must keep', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 11: index.html preloads only files the page loads, each fetched once', async () => {
+  it('index.html preloads only files the page loads, each fetched once', async () => {
     await page.goto(`${env.url}index.html`);
     await page.waitForSelector('body[data-ready]');
     const { preloaded, fetched } = await page.evaluate(() => ({
@@ -71,7 +71,7 @@ describe('speed work: what it must keep', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('issue 11: the verified badge is relative to max |V|: |V| ≈ 1e7 is verified, not “⚠ check”', async () => {
+  it('the verified badge is relative to max |V|: |V| ≈ 1e7 is verified, not “⚠ check”', async () => {
     await page.goto(await coursePage(context, env.url, '<attention-calc></attention-calc>'));
     await page.evaluate(async () => { await document.querySelector('attention-calc').ready; });
     const badge = page.locator('attention-calc .verified');

@@ -105,7 +105,7 @@ export function smokeSuite(engineKey) {
       }
     });
 
-    it('issue 25: in every practice step a cell keeps "-0.707", "−1", ".707", "+2", "1e-3" typed key by key, and the attempt holds the number', { timeout: 400000 }, async () => {
+    it('in every practice step a cell keeps "-0.707", "−1", ".707", "+2", "1e-3" typed key by key, and the attempt holds the number', { timeout: 400000 }, async () => {
       await page.open(`${url}index.html#q=1,1;0,1;-1,0&k=1,0;0,1;-1,0&v=1,0;0,1;1,1&preset=worked&practice=1`,
         () => { try { return Boolean(window.__engine.find('Your scores row 1 column 1')); } catch { return false; } });
       const TEXTS = { '-0.707': -0.707, '−1': -1, '.707': 0.707, '+2': 2, '1e-3': 0.001 };
@@ -194,7 +194,7 @@ export function smokeSuite(engineKey) {
       assert.deepEqual(labs.learnedMaps, ['Layer 1 head 1', 'Layer 1 head 2', 'Layer 2 head 1', 'Layer 2 head 2']);
     });
 
-    it('issue 17: the cost lab times each size over ≥ 20 ticks of this engine\'s clock, says how long a tick is, and fits a slope', TEST, async () => {
+    it('the cost lab times each size over ≥ 20 ticks of this engine\'s clock, says how long a tick is, and fits a slope', TEST, async () => {
       // The test scrolls to the lab itself: a #cost link would hold the section in place while the
       // labs above it load, which is the links test's subject, not this one's.
       await page.open(`${url}index.html`);
@@ -233,7 +233,7 @@ export function smokeSuite(engineKey) {
       assert.match(await page.evaluate(() => window.__engine.find('Cost').querySelector('.slope').textContent), /^\d\.\d\d$/);
     });
 
-    it('issue 14: "Train in this browser" trains in a module worker in this engine, and the panel shows the trained heads', { timeout: 150000 }, async () => {
+    it('"Train in this browser" trains in a module worker in this engine, and the panel shows the trained heads', { timeout: 150000 }, async () => {
       await page.open(`${url}index.html#learned`);
       const button = await page.waitFor(() => {
         const calc = document.querySelector('attention-calc[panels="learned"]');
@@ -254,7 +254,7 @@ export function smokeSuite(engineKey) {
       assert.equal(await page.evaluate(() => window.__engine.find('Look inside a trained model').querySelectorAll('[aria-label^="Layer "]').length), 4);
     });
 
-    it('issue 27: the GPT-2 panel opens the fixture from gpt2-src and shows the last layer\'s four named maps', { timeout: 90000 }, async () => {
+    it('the GPT-2 panel opens the fixture from gpt2-src and shows the last layer\'s four named maps', { timeout: 90000 }, async () => {
       // web/ as it is, the fixture beside it as a course's copy (same origin, Range requests), and
       // a page with the panel alone: it starts at layer 5, or the model's last layer, here 2.
       const site = mkdtempSync(join(tmpdir(), 'gpt2-site-'));

@@ -139,7 +139,7 @@ function fileServer() {
   return { server, log, state };
 }
 
-describe('issue 26: GPT-2 through attn.openGpt2', { skip: !ready && 'build-fixtures/gpt2 is not made (tools/build.sh fixtures)' }, () => {
+describe('GPT-2 through attn.openGpt2', { skip: !ready && 'build-fixtures/gpt2 is not made (tools/build.sh fixtures)' }, () => {
   for (const build of BUILDS) {
     describe(`${build.name} build`, () => {
       let attn;

@@ -430,14 +430,14 @@ describe('loadAttention, hostile options', () => {
   });
 });
 
-describe('issue 10 regressions in the JS API', () => {
+describe('hostile input to the JS API: regressions', () => {
   let attn;
   before(async () => {
     attn = await loadAttention();
   });
   const throwsExactly = (f, message) => assert.throws(f, (e) => e instanceof Error && e.message === message, message);
 
-  it('issue 10 #7: heads 2**32+1 is refused, not run as one head', () => {
+  it('heads 2**32+1 is refused, not run as one head', () => {
     const layer = { x: V, wq: I2, wk: I2, wv: I2, wo: I2 };
     throwsExactly(() => attn.multiHead({ ...layer, heads: 2 ** 32 + 1 }), 'heads must be a whole number from 1 to 256 (got 4294967297)');
     throwsExactly(() => attn.parameterCount({ dModel: 4, heads: 2 ** 32 + 2 }), 'heads must be a whole number from 1 to 256 (got 4294967298)');
@@ -445,7 +445,7 @@ describe('issue 10 regressions in the JS API', () => {
     assert.equal(attn.multiHead({ ...layer, heads: 2 }).headOutputs.length, 2);
   });
 
-  it('issue 10 #7: every integer that crosses into the core is range-checked before it is narrowed', () => {
+  it('every integer that crosses into the core is range-checked before it is narrowed', () => {
     const f32 = new Float32Array(4);
     const cases = [
       ['attentionOutput', { q: f32, k: f32, v: f32, n: 2 ** 32 + 2, d: 2 }, 'n'],
@@ -481,7 +481,7 @@ describe('issue 10 regressions in the JS API', () => {
     throwsExactly(() => attn.peakMulAdd(2 ** 32 + 1), 'iterations must be a whole number from 1 to 4294967295 (got 4294967297)');
   });
 
-  it('issue 10 #8: holes in sparse arrays are refused, named like undefined entries', () => {
+  it('holes in sparse arrays are refused, named like undefined entries', () => {
     /* eslint-disable no-sparse-arrays */
     const hole = 'an empty slot of a sparse array';
     const layer = { x: V, wq: I2, wk: I2, wv: I2, wo: I2 };
@@ -505,7 +505,7 @@ describe('issue 10 regressions in the JS API', () => {
     throwsExactly(() => attn.attention({ q: [[1, undefined, 1]], k: [[1, 1, 1]], v: [[1]] }), 'Q row 1 column 2 is not a number (got undefined)');
   });
 
-  it('issue 10 #11: parameterCount and cost are exact, or refused above 2^53 − 1', () => {
+  it('parameterCount and cost are exact, or refused above 2^53 − 1', () => {
     // 4·d² + 4·d for d = 2²⁷ + 1 is 72057595648540680, which a double would round to …672.
     assert.throws(() => attn.parameterCount({ dModel: 2 ** 27 + 1, bias: true }), (e) => /2\^53/.test(e.message) && /d_model/.test(e.message));
     // The largest d_model whose 4·d² still fits: exact to the last digit.
@@ -519,7 +519,7 @@ describe('issue 10 regressions in the JS API', () => {
     assert.equal(c.scoreFlops, Number(2n * BigInt(2 ** 20 - 1) ** 2n * 4096n));
   });
 
-  it('issue 10 messages: null and other non-objects as options say what was expected', async () => {
+  it('messages: null and other non-objects as options say what was expected', async () => {
     const methods = ['attention', 'multiHead', 'attentionOutput', 'parameterCount', 'cost', 'normalMatrix',
       'scalingExperiment', 'constructedHead', 'timeAttention', 'fitPowerLaw'];
     for (const name of methods) {
@@ -539,7 +539,7 @@ describe('issue 10 regressions in the JS API', () => {
     await assert.rejects(loadAttention({ baseUrl: 5 }), { message: 'baseUrl must be a string or a URL (got 5)' });
   });
 
-  it('issue 10 messages: sizes beyond the limits are refused before anything is allocated', () => {
+  it('messages: sizes beyond the limits are refused before anything is allocated', () => {
     // Was "Invalid typed array length: 17179869188": a 4 × (2³² + 1) mask allocated before K was checked.
     throwsExactly(() => attn.attention({ q: [[1], [1], [1], [1]], k: { rows: 2 ** 32 + 1, cols: 0, data: [] }, v: [[1]], mask: [[], [], [], []] }),
       'K has 4294967297 rows, over the limit of 65536');
@@ -555,12 +555,12 @@ describe('issue 10 regressions in the JS API', () => {
       'b_Q has 4294967295 entries, more than d_model can be (at most 4096)');
   });
 
-  it('issue 10 messages: { rows: 2**32 + 3, cols: 0 } is refused as given, not as a 3×0 matrix', () => {
+  it('messages: { rows: 2**32 + 3, cols: 0 } is refused as given, not as a 3×0 matrix', () => {
     throwsExactly(() => attn.attention({ q: { rows: 2 ** 32 + 3, cols: 0, data: [] }, k: K, v: V }), 'Q has 4294967299 rows, over the limit of 65536');
     throwsExactly(() => attn.attention({ q: { rows: -1, cols: 2, data: [] }, k: K, v: V }), 'Q.rows must be a whole number ≥ 0 (got -1)');
   });
 
-  it('issue 10 messages: a BigInt is called a BigInt', () => {
+  it('messages: a BigInt is called a BigInt', () => {
     throwsExactly(() => attn.attention({ q: Q, k: K, v: V, maskAfterSoftmax: 1n }), 'maskAfterSoftmax must be true or false (got the BigInt 1n)');
     throwsExactly(() => attn.attention({ q: [[1n, 1]], k: K, v: V }), 'Q row 1 column 1 is not a number (got the BigInt 1n)');
     throwsExactly(() => attn.cost({ n: 1n, dModel: 4 }), 'n must be a whole number ≥ 1 (got the BigInt 1n)');
@@ -568,7 +568,7 @@ describe('issue 10 regressions in the JS API', () => {
       'Q row 1 is a BigInt64Array: its entries are BigInts, not numbers (pass an array or a Float64Array)');
   });
 
-  it('issue 10 messages: a DataView is refused by name, never read as "undefined values" or no bias', () => {
+  it('messages: a DataView is refused by name, never read as "undefined values" or no bias', () => {
     const view = new DataView(new ArrayBuffer(8));
     const tail = 'is a DataView, which has no entries to read: pass an array or a typed array such as Float32Array';
     throwsExactly(() => attn.multiHead({ x: V, wq: I2, wk: I2, wv: I2, wo: I2, bq: view }), `b_Q ${tail}`);
@@ -578,7 +578,7 @@ describe('issue 10 regressions in the JS API', () => {
     throwsExactly(() => attn.attention({ q: Q, k: K, v: V, mask: { keys: view } }), `mask.keys ${tail}`);
   });
 
-  it('issue 10 messages: typed-array rows are read like arrays, in matrices and masks alike', () => {
+  it('messages: typed-array rows are read like arrays, in matrices and masks alike', () => {
     const grid = [[false, true, true], [false, false, true], [false, false, false]];
     const want = attn.attention({ q: Q, k: K, v: V, mask: grid });
     const typedMask = grid.map((row) => Uint8Array.from(row, Number));
@@ -592,7 +592,7 @@ describe('issue 10 regressions in the JS API', () => {
       'mask row 1 has 2 entries but K has 3 rows: a custom mask needs one entry per key');
   });
 
-  it('issue 10 messages: scales 1e-50 and 1e39 are printed as given, checked against float32', () => {
+  it('messages: scales 1e-50 and 1e39 are printed as given, checked against float32', () => {
     throwsExactly(() => attn.attention({ q: Q, k: K, v: V, scale: 1e-50 }),
       'scale is 1e-50, below float32\'s smallest positive number (1.4e-45): it would round to 0');
     throwsExactly(() => attn.attention({ q: Q, k: K, v: V, scale: 1e39 }), 'scale is 1e+39, outside the float32 range (±3.4e38)');
@@ -600,7 +600,7 @@ describe('issue 10 regressions in the JS API', () => {
     assert.ok(attn.attention({ q: Q, k: K, v: V, scale: 1e-40 }).weights.flat().every(Number.isFinite)); // a subnormal float32 is kept
   });
 
-  it('issue 10 #12: 5,000-deep nested arrays give a clear error, not a stack overflow', () => {
+  it('5,000-deep nested arrays give a clear error, not a stack overflow', () => {
     const nest = deep(5000);
     const cases = [
       [() => attn.attention({ q: nest, k: K, v: V }), 'Q row 1 column 1 is not a number (got an array)'],
@@ -614,7 +614,7 @@ describe('issue 10 regressions in the JS API', () => {
     for (const [f, message] of cases) throwsExactly(f, message);
   });
 
-  it('issue 10 #12: convexHull refuses non-finite points and says which one', () => {
+  it('convexHull refuses non-finite points and says which one', () => {
     // Was [0, 1, 2, 1]. The rule is the core's; the message reaches the caller as it is.
     assert.throws(() => attn.convexHull([[NaN, NaN], [NaN, NaN], [NaN, NaN]]), { message: /^NaN at points row 1 column 1\b/ });
     assert.throws(() => attn.convexHull([[0, 0], [1, Infinity], [2, 2]]), { message: /^\+Infinity at points row 2 column 2\b/ });
@@ -622,7 +622,7 @@ describe('issue 10 regressions in the JS API', () => {
     assert.deepEqual(attn.convexHull([[0, 0], [2, 0], [2, 2], [0, 2], [1, 1]]), [0, 1, 2, 3]);
   });
 
-  it('issue 10 messages: an exception thrown while reading an argument names the argument', () => {
+  it('messages: an exception thrown while reading an argument names the argument', () => {
     assert.throws(() => attn.attention({ q: Q, k: K, get v() { return boom(); } }), (e) => {
       assert.equal(e.message, 'V could not be read: reading it threw an Error (this Error\'s cause)');
       assert.equal(e.cause, BOOM);
@@ -632,7 +632,7 @@ describe('issue 10 regressions in the JS API', () => {
     assert.equal(workedExampleDiff(attn), '');
   });
 
-  it('issue 10: limits() are the core\'s, and the ones the checks use', () => {
+  it('limits() are the core\'s, and the ones the checks use', () => {
     const limits = attn.limits();
     assert.ok(Object.isFrozen(limits));
     assert.deepEqual(

@@ -20,7 +20,7 @@ for (const build of BUILDS) {
       await attn.loadLearned();
     });
 
-    it('issue 13, 29: the shipped checkpoint reaches the goals, with the numbers its record (written natively) reports', async () => {
+    it('the shipped checkpoint reaches the goals, with the numbers its record (written natively) reports', async () => {
       const model = await attn.learnedModel();
       assert.equal(await attn.learnedModel(), model, 'fetched once, then shared');
       assert.deepEqual(
@@ -46,7 +46,7 @@ for (const build of BUILDS) {
       assert.equal(met, evaluation.goalsMet);
     });
 
-    it('issue 29: learnedGoals() gives the core\'s goals, evaluation set and schedule; an untrained model meets none', () => {
+    it('learnedGoals() gives the core\'s goals, evaluation set and schedule; an untrained model meets none', () => {
       const goals = attn.learnedGoals();
       assert.deepEqual(goals, {
         thresholds: { previousToken: 0.7, induction: 0.7, firstToken: 0.3, ratio: 0.15 },
@@ -63,7 +63,7 @@ for (const build of BUILDS) {
       trainer.dispose();
     });
 
-    it('issue 13: run() gives BOS-first tokens, one loss per prediction, causal weights rows summing to 1', async () => {
+    it('run() gives BOS-first tokens, one loss per prediction, causal weights rows summing to 1', async () => {
       const model = await attn.learnedModel();
       const r = model.run('abcdefgh abcdefgh');
       assert.deepEqual(r.tokens, ['<bos>', ...'abcdefgh abcdefgh']);
@@ -89,7 +89,7 @@ for (const build of BUILDS) {
       assert.equal(empty.layers[0].heads[0].previousToken, null);
     });
 
-    it('issue 13: the lesson sentence runs on its first 32 characters; longer text and other characters raise clear Errors', async () => {
+    it('the lesson sentence runs on its first 32 characters; longer text and other characters raise clear Errors', async () => {
       const model = await attn.learnedModel();
       const sentence = 'the cat sat on the mat because it was tired';
       assert.equal(model.run(sentence.slice(0, 32)).tokens.length, 33);
@@ -102,7 +102,7 @@ for (const build of BUILDS) {
       assert.throws(() => model.run(42), { message: 'run takes a string of the letters a to z and spaces (got 42)' });
     });
 
-    it('issue 13: two trainers from one seed take identical steps; trainer.model() is a snapshot', () => {
+    it('two trainers from one seed take identical steps; trainer.model() is a snapshot', () => {
       const options = { seed: 5, dModel: 16, context: 17, batch: 8 };
       const a = attn.createTrainer(options), b = attn.createTrainer(options);
       const ra = a.step(20), rb = b.step(20);
@@ -121,7 +121,7 @@ for (const build of BUILDS) {
       assert.throws(() => snapshot.run('a'), { message: 'this model was disposed' });
     });
 
-    it("issue 13: scale: 'none' trains unscaled scores (the lesson's pitfall), a different model from 'sqrt'", () => {
+    it("scale: 'none' trains unscaled scores (the lesson's pitfall), a different model from 'sqrt'", () => {
       const options = { seed: 4, dModel: 16, context: 17, batch: 4 };
       const unscaled = attn.createTrainer({ ...options, scale: 'none' }), scaled = attn.createTrainer(options);
       assert.equal(unscaled.model().config.scale, 'none');
@@ -132,7 +132,7 @@ for (const build of BUILDS) {
       scaled.dispose();
     });
 
-    it('issue 13: bad trainer options raise clear Errors', () => {
+    it('bad trainer options raise clear Errors', () => {
       const cases = [
         [{ heads: 3 }, 'dModel (32) must be a multiple of heads (3): each head gets dModel / heads dimensions'],
         [{ layers: 0 }, 'layers must be a whole number from 1 to 4 (got 0)'],
@@ -163,7 +163,7 @@ for (const build of BUILDS) {
       t.dispose();
     });
 
-    it('issue 13: training and disposing leave the heap flat', () => {
+    it('training and disposing leave the heap flat', () => {
       const run = () => {
         const t = attn.createTrainer({ dModel: 8, context: 9, batch: 2 });
         t.step(2);
@@ -180,7 +180,7 @@ for (const build of BUILDS) {
   });
 }
 
-it('issue 13: the learned heads are a module of their own, loaded on first use; createTrainer before it says what to do', async () => {
+it('the learned heads are a module of their own, loaded on first use; createTrainer before it says what to do', async () => {
   // A fresh instance (another base URL string for the same folder), which has not loaded it yet.
   const attn = await loadAttention({ baseUrl: './wasm/?fresh' });
   assert.throws(() => attn.createTrainer(), {
@@ -190,7 +190,7 @@ it('issue 13: the learned heads are a module of their own, loaded on first use; 
   assert.equal(attn.createTrainer({ dModel: 8, context: 9 }).step(1).step, 1);
 });
 
-it('issue 13: a missing or broken checkpoint rejects with a clear Error, and a later call can succeed', async () => {
+it('a missing or broken checkpoint rejects with a clear Error, and a later call can succeed', async () => {
   const attn = await loadAttention();
   await assert.rejects(attn.learnedModel({ url: './no-such-checkpoint.bin' }), { message: /^attention-calc: could not load .*no-such-checkpoint\.bin: / });
   await assert.rejects(attn.learnedModel({ url: './attention.js' }), { message: /is not a usable checkpoint: the file is not a learned-heads checkpoint$/ });
@@ -200,7 +200,7 @@ it('issue 13: a missing or broken checkpoint rejects with a clear Error, and a l
 // The in-browser trainer's worker (web/labs/learned-worker.js), run here with a stand-in for the
 // worker's global scope. Its trainers are wrapped: the scaled one jumps to the last step (so it
 // finishes at once), the unscaled one throws on its third step as a diverged run does.
-it('issue 14: the training worker frees a finished or failed model\'s trainer, and posts no runs of a failed model', async () => {
+it('the training worker frees a finished or failed model\'s trainer, and posts no runs of a failed model', async () => {
   const posted = [];
   const disposed = [];
   globalThis.self = { postMessage: (message) => posted.push(message) };

@@ -126,7 +126,7 @@ for (const build of BUILDS) {
   });
 }
 
-describe('issue 15 #14: the reasons\' names and bits are the core\'s alone', () => {
+describe('the reasons\' names and bits are the core\'s alone', () => {
   it('hiddenBy names each MaskReason bit of src/mask.hpp, and attention.js keeps no copy of them', async () => {
     const header = readFileSync(new URL('../../src/mask.hpp', import.meta.url), 'utf8');
     const bits = Object.fromEntries([...header.matchAll(/\b(kHidden\w+) = (\d+),/g)].map(([, name, bit]) => [name, Number(bit)]));

@@ -17,7 +17,7 @@ const typed = (result, steps = PRACTICE_STEPS, p = 3) =>
   Object.fromEntries(steps.map((s) => [s, STEP_VALUES[s](result).map((row) => row.map((x) => round(x, p)))]));
 const statuses = (marks, step) => marks[step].cells.flat().map((c) => c.status);
 
-describe('issue 12: practice checking', () => {
+describe('practice checking', () => {
   let attn;
   before(async () => { attn = await loadAttention(); });
   const mark = (inputs, answers, precision = 3) => {
@@ -26,7 +26,7 @@ describe('issue 12: practice checking', () => {
   };
 
   for (const [name, v, mask] of [['worked example', V, 'none'], ['worked example, causal', V, 'causal'], ['exercise 1', EXERCISE_V, 'none'], ['exercise 1, causal', EXERCISE_V, 'causal']]) {
-    it(`issue 12 #1: the ${name} typed as the core's values to 3 decimals is all right, every step done`, () => {
+    it(`the ${name} typed as the core's values to 3 decimals is all right, every step done`, () => {
       const inputs = { q: Q, k: K, v, mask };
       const marks = mark(inputs, typed(attn.attention(inputs)));
       for (const step of PRACTICE_STEPS) {
@@ -38,7 +38,7 @@ describe('issue 12: practice checking', () => {
     });
   }
 
-  it('issue 12 #2: nothing typed is empty, not wrong, and no step is done', () => {
+  it('nothing typed is empty, not wrong, and no step is done', () => {
     const marks = mark({ q: Q, k: K, v: V, mask: 'none' }, {});
     for (const step of PRACTICE_STEPS) {
       assert.ok(statuses(marks, step).every((s) => s === 'empty'));
@@ -47,7 +47,7 @@ describe('issue 12: practice checking', () => {
     }
   });
 
-  it('issue 12 #3: d_k scaling, no scale and transposed scores are named', () => {
+  it('d_k scaling, no scale and transposed scores are named', () => {
     // d_k = 3 and uneven scores, so 1/d_k, 1 and 1/√d_k differ in every cell.
     const inputs = { q: [[1, 2, 0], [0, 1, 3], [2, 0, 1]], k: [[1, 0, 1], [2, 1, 0], [0, 1, 1]], v: V, mask: 'none' };
     const { mistakes } = exerciseResults(attn, inputs);
@@ -63,7 +63,7 @@ describe('issue 12: practice checking', () => {
     }
   });
 
-  it('issue 12 #4: the mask after the softmax is named on the weights it leaves unnormalised, and on the exp of a hidden key', () => {
+  it('the mask after the softmax is named on the weights it leaves unnormalised, and on the exp of a hidden key', () => {
     const inputs = { q: Q, k: K, v: V, mask: 'causal' };
     const { mistakes } = exerciseResults(attn, inputs);
     const marks = mark(inputs, typed(mistakes['mask-after-softmax'], ['weights', 'exp']));
@@ -73,7 +73,7 @@ describe('issue 12: practice checking', () => {
     assert.equal(marks.exp.cells[0][1].mistake, 'mask-after-softmax', 'exp₁₂ of a hidden key is not 0');
   });
 
-  it('issue 12 #5: the row max not subtracted is said on the exp step, and counts as right', () => {
+  it('the row max not subtracted is said on the exp step, and counts as right', () => {
     const inputs = { q: Q, k: K, v: V, mask: 'none' };
     const { result } = exerciseResults(attn, inputs);
     const exp = result.scaled.map((row) => row.map((x) => round(Math.exp(x))));
@@ -84,7 +84,7 @@ describe('issue 12: practice checking', () => {
     assert.match(cell.message, /row max not subtracted.*weights come out the same/);
   });
 
-  it('issue 12 #6: a column sum taken for a row sum is named', () => {
+  it('a column sum taken for a row sum is named', () => {
     const inputs = { q: Q, k: K, v: V, mask: 'none' };
     const { result } = exerciseResults(attn, inputs);
     const rowSum = result.exp.map((_, i) => [round(result.exp.reduce((s, row) => s + row[i], 0))]);
@@ -94,7 +94,7 @@ describe('issue 12: practice checking', () => {
     assert.match(named[0].message, /column sum/);
   });
 
-  it('issue 12 #7: carried rounding counts as right and says so: exercise 1, z₁₂ from the learner\'s rounded A₁ is 0.216, not 0.217', () => {
+  it('carried rounding counts as right and says so: exercise 1, z₁₂ from the learner\'s rounded A₁ is 0.216, not 0.217', () => {
     const inputs = { q: Q, k: K, v: EXERCISE_V, mask: 'none' };
     const weights = typed(attn.attention(inputs), ['weights']).weights; // row 1: 0.446, 0.446, 0.108
     const marks = mark(inputs, { weights, output: [[0.892, 0.216], [null, null], [null, null]] });
@@ -108,7 +108,7 @@ describe('issue 12: practice checking', () => {
     assert.equal(mark(inputs, { output: [[0.892, 0.216], [null, null], [null, null]] }).output.cells[0][1].status, 'wrong');
   });
 
-  it('issue 12 #8: a right method on a wrong earlier entry is carried, and the message says the earlier entry is wrong', () => {
+  it('a right method on a wrong earlier entry is carried, and the message says the earlier entry is wrong', () => {
     const inputs = { q: Q, k: K, v: V, mask: 'none' };
     const marks = mark(inputs, { exp: [[1, null, null], [null, null, null], [null, null, null]], rowSum: [[2.25], [null], [null]], weights: [[0.444, null, null], [null, null, null], [null, null, null]] });
     assert.equal(marks.rowSum.cells[0][0].status, 'wrong');
@@ -116,7 +116,7 @@ describe('issue 12: practice checking', () => {
     assert.match(marks.weights.cells[0][0].message, /earlier entry is wrong/);
   });
 
-  it('issue 25: a hint that builds on an earlier entry marked wrong says so, and names the mistake where it is one', () => {
+  it('a hint that builds on an earlier entry marked wrong says so, and names the mistake where it is one', () => {
     const inputs = { q: Q, k: K, v: V, mask: 'none' };
     const { result } = exerciseResults(attn, inputs);
     // Row sum 1 typed as column sum 1, the lesson's slip; exp₁₂ typed wrong with no name.
@@ -134,7 +134,7 @@ describe('issue 12: practice checking', () => {
     assert.match(after.output.cells[1][0].hint, /uses your A₂₁ [\d.]+, which is the mask applied after the softmax/);
   });
 
-  it('issue 12 #9: the hint is the formula with the learner\'s own operands, and the answer is the core\'s value', () => {
+  it('the hint is the formula with the learner\'s own operands, and the answer is the core\'s value', () => {
     const inputs = { q: Q, k: K, v: V, mask: 'none' };
     const marks = mark(inputs, { exp: [[1, 1, 0.243], [null, null, null], [null, null, null]], rowSum: [[2.243], [null], [null]] });
     const a12 = marks.weights.cells[0][1];
@@ -146,7 +146,7 @@ describe('issue 12: practice checking', () => {
     assert.match(marks.weights.cells[1][0].hint, /^A₂₁ = exp₂₁ \/ row sum₂ = \? \/ \? \(\? is an entry you have not made yet\)$/);
   });
 
-  it('issue 12 #10: the precision decides: 0.4 for 0.446 is right at 1 decimal, wrong at 3', () => {
+  it('the precision decides: 0.4 for 0.446 is right at 1 decimal, wrong at 3', () => {
     const inputs = { q: Q, k: K, v: V, mask: 'none' };
     const answers = { weights: [[0.4, null, null], [null, null, null], [null, null, null]] };
     assert.equal(mark(inputs, answers, 1).weights.cells[0][0].status, 'right');
@@ -154,7 +154,7 @@ describe('issue 12: practice checking', () => {
     assert.match(mark(inputs, answers, 3).weights.cells[0][0].message, /^Not right: 0\.400 is not A₁₁ to 3 decimals/);
   });
 
-  it('issue 12 #11: the learner\'s rows of A are summed for the check they confirm', () => {
+  it('the learner\'s rows of A are summed for the check they confirm', () => {
     const sums = learnerRowSums({ weights: [[0.446, 0.446, 0.108], [0.5, 0.5, 0.1], [0.2, null, 0.3]] }, { n: 3, m: 3 });
     assert.equal(sums[0].one, true);
     assert.equal(sums[1].one, false);

@@ -20,7 +20,7 @@ console.log(JSON.stringify({ exports: Object.keys(m).sort(), added, window: type
 `;
 const importInNode = (specifier) => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', PROBE, specifier], { cwd: ROOT, encoding: 'utf8' }));
 
-describe('issue 28: safe on the server: importing the package in Node has no side effect', () => {
+describe('safe on the server: importing the package in Node has no side effect', () => {
   const cases = [
     ['web/attention-calc.js (the element, unbundled)', new URL('../../web/attention-calc.js', import.meta.url).href, ['AttentionCalcElement', 'loadAttention']],
     ['web/attention.js (the API, unbundled)', new URL('../../web/attention.js', import.meta.url).href, ['loadAttention', 'wasmSimdSupported']],

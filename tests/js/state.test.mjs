@@ -4,7 +4,7 @@ import { it } from 'node:test';
 
 import { coreInputs, coreMask, coreScale, defaultState, fromHash, toHash } from '../../web/calc/state.js';
 
-it('issue 15: the mask and the scale go to the core as the state has them, with no attention arithmetic', () => {
+it('the mask and the scale go to the core as the state has them, with no attention arithmetic', () => {
   const s = defaultState();
   assert.equal(coreMask(s), 'none');
   assert.equal(coreMask({ ...s, causal: true }), 'causal');
@@ -19,7 +19,7 @@ it('issue 15: the mask and the scale go to the core as the state has them, with 
   assert.equal(coreScale({ ...s, pitfall: 'custom-scale', scale: 0.3 }), 0.3);
 });
 
-it('issue 15: practice links keep their names (your-scaled, your-masked) while the steps take the result\'s', () => {
+it('practice links keep their names (your-scaled, your-masked) while the steps take the result\'s', () => {
   const link = 'q=1,1;0,1;-1,0&k=1,0;0,1;-1,0&v=1,0;0,1;1,1&causal=1&practice=1'
     + '&your-scaled=0.707,,;,,;,,&your-masked=0.5,,;,,;,,&your-rowsum=2;;&revealed=scores,masked,rowSum';
   const { state, error } = fromHash(`#${link}`);
@@ -34,7 +34,7 @@ it('issue 15: practice links keep their names (your-scaled, your-masked) while t
   assert.match(fromHash('#q=1;2&k=1;2&v=1;2&practice=1&revealed=scaledBeforeMask').error, /revealed step “scaledBeforeMask” is not one of scores, scaled, masked, exp, rowSum, weights, output/);
 });
 
-it('issue 15 #13: coreInputs is the one way from a state to the core\'s inputs, the pitfalls included', () => {
+it('coreInputs is the one way from a state to the core\'s inputs, the pitfalls included', () => {
   const s = defaultState();
   assert.deepEqual(coreInputs(s), { q: s.q, k: s.k, v: s.v, mask: 'none', scale: null, maskAfterSoftmax: false });
   const wrong = { ...s, causal: true, pitfall: 'mask-after-softmax' };

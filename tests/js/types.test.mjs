@@ -15,12 +15,12 @@ const FLAGS = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodene
 
 const compile = (file) => spawnSync(process.execPath, [TSC, ...FLAGS, file], { encoding: 'utf8' });
 
-test('issue 11: attention.d.ts and attention-calc.d.ts compile strictly against an author\'s code', () => {
+test('attention.d.ts and attention-calc.d.ts compile strictly against an author\'s code', () => {
   const run = compile(USAGE);
   assert.equal(run.status, 0, run.stdout + run.stderr);
 });
 
-test('issue 11: the element\'s types reject a misuse (a string where the state wants a pitfall name)', () => {
+test('the element\'s types reject a misuse (a string where the state wants a pitfall name)', () => {
   const dir = mkdtempSync(join(fileURLToPath(new URL('./types/', import.meta.url)), 'misuse-'));
   try {
     const wrong = join(dir, 'wrong.ts');
@@ -63,7 +63,7 @@ export async function first(e: AttentionCalcElement): Promise<number> {
 `;
 
 for (const [resolution, module] of [['node10', 'commonjs'], ['node16', 'node16'], ['bundler', 'esnext']]) {
-  test(`issue 28: the package's types resolve under moduleResolution ${resolution} (the element from 'attention-calc', the API from 'attention-calc/attention.js')`, () => {
+  test(`the package's types resolve under moduleResolution ${resolution} (the element from 'attention-calc', the API from 'attention-calc/attention.js')`, () => {
     const dir = installedTypes();
     try {
       // node16 reads an ES module's imports only from an ES module: the author's file is .mts there.
@@ -84,7 +84,7 @@ const SITES = join(ROOT, 'tools/sites/node_modules');
 const hasReactTypes = existsSync(join(SITES, '@types/react/index.d.ts'));
 const hasVue = existsSync(join(SITES, 'vue/package.json'));
 
-test('issue 28: React 19 JSX knows the attention-calc tag: its attributes, ref and events; a wrong attribute value fails', { skip: !hasReactTypes && 'tools/sites is not installed (node tools/sites/build.mjs)' }, () => {
+test('React 19 JSX knows the attention-calc tag: its attributes, ref and events; a wrong attribute value fails', { skip: !hasReactTypes && 'tools/sites is not installed (node tools/sites/build.mjs)' }, () => {
   const dir = installedTypes();
   try {
     symlinkSync(join(SITES, '@types'), join(dir, 'node_modules/@types'), 'dir');
@@ -104,7 +104,7 @@ test('issue 28: React 19 JSX knows the attention-calc tag: its attributes, ref a
   }
 });
 
-test('issue 28: Vue\'s GlobalComponents knows the attention-calc tag', { skip: !hasVue && 'tools/sites is not installed (node tools/sites/build.mjs)' }, () => {
+test('Vue\'s GlobalComponents knows the attention-calc tag', { skip: !hasVue && 'tools/sites is not installed (node tools/sites/build.mjs)' }, () => {
   const dir = installedTypes();
   try {
     for (const name of ['vue', '@vue']) symlinkSync(join(SITES, name), join(dir, 'node_modules', name), 'dir');

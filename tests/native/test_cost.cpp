@@ -39,7 +39,7 @@ TEST_CASE("cost model: FLOPs of each product and bytes of the attention matrices
                     "the largest whole number a double holds exactly; use smaller sizes");
 }
 
-TEST_CASE("issue 10 #11: counts over 2^53 − 1, not exact in a double, are refused") {
+TEST_CASE("counts over 2^53 − 1, not exact in a double, are refused") {
   // 4·(2^27 + 1)² + 4·(2^27 + 1) = 72057595648540680, which a double would round to …672.
   const std::uint64_t d = (1ull << 27) + 1;
   CHECK_THROWS_WITH_AS(attn::parameter_count(d, 1, true),

@@ -129,7 +129,7 @@ double brute_force_distance(const Matrix& v, const float* z) {
 
 }  // namespace
 
-TEST_CASE("issue 10 #6: the hull search agrees with the brute-force face search") {
+TEST_CASE("the hull search agrees with the brute-force face search") {
   ATTN_SEEDED_RANDOM(rng, 106);
   for (int trial = 0; trial < 400; ++trial) {
     const std::size_t m = 1 + rng.index(7), d = 3 + rng.index(3);
@@ -153,7 +153,7 @@ TEST_CASE("issue 10 #6: the hull search agrees with the brute-force face search"
   }
 }
 
-TEST_CASE("issue 10 #12: convex_hull_2d refuses NaN and infinite points") {
+TEST_CASE("convex_hull_2d refuses NaN and infinite points") {
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   CHECK_THROWS_WITH_AS(attn::convex_hull_2d(Matrix{{nan, nan}, {nan, nan}, {nan, nan}}),
                        "NaN at points row 1 column 1", attn::Error);

@@ -27,7 +27,7 @@ bool made() { return std::ifstream(kDir + "/index.json").good(); }
 
 }  // namespace
 
-TEST_CASE("issue 26: PyTorch fixtures: GPT-2's weights within 1e-4 and next tokens within 1e-3") {
+TEST_CASE("PyTorch fixtures: GPT-2's weights within 1e-4 and next tokens within 1e-3") {
   if (!made()) {
     MESSAGE("build-fixtures/gpt2 is not made: run tools/build.sh fixtures");
     return;

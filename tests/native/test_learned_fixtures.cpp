@@ -24,7 +24,7 @@ std::vector<int> ints_from_rows(const Json& rows) {
 
 }  // namespace
 
-TEST_CASE("issue 13: PyTorch fixtures: the learned model's loss and gradients equal autograd's") {
+TEST_CASE("PyTorch fixtures: the learned model's loss and gradients equal autograd's") {
   const Json doc = read_json_file(fixture_path("learned.json"));
   const Tolerance tol = tolerance_from_json(doc);
   REQUIRE(doc["cases"].size() >= 4);

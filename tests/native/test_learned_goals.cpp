@@ -39,7 +39,7 @@ void check_recorded(double measured, double recorded) {
 
 }  // namespace
 
-TEST_CASE("issue 29: the goals' thresholds, evaluation set and schedule") {
+TEST_CASE("the goals' thresholds, evaluation set and schedule") {
   CHECK(kGoalThresholds.previous_token == 0.7);
   CHECK(kGoalThresholds.induction == 0.7);
   CHECK(kGoalThresholds.first_token == 0.3);
@@ -52,7 +52,7 @@ TEST_CASE("issue 29: the goals' thresholds, evaluation set and schedule") {
   CHECK(goal_max_steps() == 6000);
 }
 
-TEST_CASE("issue 29: met() holds at each threshold and fails just beyond it") {
+TEST_CASE("met() holds at each threshold and fails just beyond it") {
   CHECK(met(at_thresholds()));
   GoalScores g = at_thresholds();
   g.previous_token = std::nextafter(g.previous_token, 0.0);
@@ -71,7 +71,7 @@ TEST_CASE("issue 29: met() holds at each threshold and fails just beyond it") {
   CHECK_FALSE(met(g));
 }
 
-TEST_CASE("issue 29: goal_scores takes the best layer-1 previous-token, layer-2 induction and any-layer sink") {
+TEST_CASE("goal_scores takes the best layer-1 previous-token, layer-2 induction and any-layer sink") {
   ModelConfig c;
   c.layers = 2;
   c.heads = 2;
@@ -96,7 +96,7 @@ TEST_CASE("issue 29: goal_scores takes the best layer-1 previous-token, layer-2 
   CHECK(goal_scores(c, e).induction == 0.0);
 }
 
-TEST_CASE("issue 29: the evaluation set is the same sequences on every call, and the seed decides them") {
+TEST_CASE("the evaluation set is the same sequences on every call, and the seed decides them") {
   const TrainerOptions o = recipe();
   const std::vector<float> p = initial_parameters(o.model, o.seed, o.init_sigma);
   const Evaluation a = evaluate_goals(o.model, p.data());
@@ -121,7 +121,7 @@ TEST_CASE("issue 29: the evaluation set is the same sequences on every call, and
   CHECK_FALSE(met(g));
 }
 
-TEST_CASE("issue 29: the shipped checkpoint meets the goals, with the numbers its record reports") {
+TEST_CASE("the shipped checkpoint meets the goals, with the numbers its record reports") {
   std::ifstream in(kShippedCheckpoint, std::ios::binary);
   REQUIRE(in);
   const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in), {}};
@@ -147,7 +147,7 @@ TEST_CASE("issue 29: the shipped checkpoint meets the goals, with the numbers it
   CHECK(met(g));
 }
 
-TEST_CASE("issue 29: run_text: a loss per predicted position, every head's weights and its scores") {
+TEST_CASE("run_text: a loss per predicted position, every head's weights and its scores") {
   const TrainerOptions o = recipe();
   const std::vector<float> p = initial_parameters(o.model, o.seed, o.init_sigma);
   const TextRun r = run_text(o.model, p.data(), "abcde abcde");
@@ -167,7 +167,7 @@ TEST_CASE("issue 29: run_text: a loss per predicted position, every head's weigh
   CHECK_THROWS_AS(run_text(o.model, p.data(), "ABC"), attn::Error);
 }
 
-TEST_CASE("issue 29: the core names the scales and refuses any other name") {
+TEST_CASE("the core names the scales and refuses any other name") {
   CHECK(scale_mode("sqrt") == ScaleMode::sqrt_d_k);
   CHECK(scale_mode("none") == ScaleMode::none);
   CHECK(std::string(scale_name(ScaleMode::sqrt_d_k)) == "sqrt");

@@ -138,7 +138,7 @@ ModelConfig small_model(std::size_t heads, std::size_t d_model, ScaleMode scale)
 
 }  // namespace
 
-TEST_CASE("issue 13: matmul_atb (Aᵀ·B) matches its double reference over widths with tails") {
+TEST_CASE("matmul_atb (Aᵀ·B) matches its double reference over widths with tails") {
   ATTN_SEEDED_RANDOM(rng, 1301);
   for (std::size_t n : {1u, 3u, 9u}) {
     for (std::size_t d : widths()) {
@@ -161,7 +161,7 @@ TEST_CASE("issue 13: matmul_atb (Aᵀ·B) matches its double reference over widt
   }
 }
 
-TEST_CASE("issue 13: softmax_backward_row and adamw match their references over widths with tails") {
+TEST_CASE("softmax_backward_row and adamw match their references over widths with tails") {
   ATTN_SEEDED_RANDOM(rng, 1302);
   for (std::size_t m : widths()) {
     CAPTURE(m);
@@ -187,7 +187,7 @@ TEST_CASE("issue 13: softmax_backward_row and adamw match their references over 
   }
 }
 
-TEST_CASE("issue 13: the training head's forward is the core's attention()") {
+TEST_CASE("the training head's forward is the core's attention()") {
   ATTN_SEEDED_RANDOM(rng, 1303);
   for (std::size_t n : {1u, 5u, 33u}) {
     for (std::size_t dk : {3u, 8u, 17u}) {
@@ -207,7 +207,7 @@ TEST_CASE("issue 13: the training head's forward is the core's attention()") {
   }
 }
 
-TEST_CASE("issue 13: head backward (dQ, dK, dV through the softmax) equals float64 central differences") {
+TEST_CASE("head backward (dQ, dK, dV through the softmax) equals float64 central differences") {
   ATTN_SEEDED_RANDOM(rng, 1304);
   std::vector<HeadCase> cases;
   for (std::size_t dk : widths()) {
@@ -225,7 +225,7 @@ TEST_CASE("issue 13: head backward (dQ, dK, dV through the softmax) equals float
   }
 }
 
-TEST_CASE("issue 13: a fully masked row has zero gradient and a zero output") {
+TEST_CASE("a fully masked row has zero gradient and a zero output") {
   ATTN_SEEDED_RANDOM(rng, 1305);
   const HeadCase c{4, 4, 3, 3, "fully masked row", false};
   const std::vector<std::uint8_t> hidden = hidden_for(c, rng);
@@ -242,12 +242,12 @@ TEST_CASE("issue 13: a fully masked row has zero gradient and a zero output") {
   }
 }
 
-TEST_CASE("issue 13: the gradient check catches a wrong gradient (dQ without the scale)") {
+TEST_CASE("the gradient check catches a wrong gradient (dQ without the scale)") {
   ATTN_SEEDED_RANDOM(rng, 1306);
   CHECK(head_gradient_error({5, 5, 4, 4, "causal", false}, rng, true) > 0.1);
 }
 
-TEST_CASE("issue 13: whole-model backward equals float64 central differences, block by block") {
+TEST_CASE("whole-model backward equals float64 central differences, block by block") {
   ATTN_SEEDED_RANDOM(rng, 1307);
   struct ModelCase {
     ModelConfig config;
@@ -325,7 +325,7 @@ TrainerOptions tiny_trainer(std::uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("issue 13: determinism: two training runs from one seed give one hash") {
+TEST_CASE("determinism: two training runs from one seed give one hash") {
   auto run = [](std::uint64_t seed) {
     Trainer t(tiny_trainer(seed));
     t.step(25);
@@ -337,7 +337,7 @@ TEST_CASE("issue 13: determinism: two training runs from one seed give one hash"
   CHECK(run(8) != first);  // the hash does see the weights
 }
 
-TEST_CASE("issue 13: a diverged training run says so and never shows its non-finite weights") {
+TEST_CASE("a diverged training run says so and never shows its non-finite weights") {
   TrainerOptions o = tiny_trainer(1);
   o.init_sigma = 1e19f;  // embeddings whose scores overflow float32 at once
   Trainer t(o);
@@ -348,7 +348,7 @@ TEST_CASE("issue 13: a diverged training run says so and never shows its non-fin
   CHECK_THROWS_WITH(t.parameters(), message);
 }
 
-TEST_CASE("issue 13: the vocabulary and the options refuse bad input in the user's terms") {
+TEST_CASE("the vocabulary and the options refuse bad input in the user's terms") {
   CHECK(encode("ab c", 33) == std::vector<int>{kBos, 0, 1, 26, 2});
   CHECK_THROWS_WITH(encode("abC", 33),
                     "character 3 is \"C\", which the model does not know: it reads only the letters a to z and the space");

@@ -24,7 +24,7 @@ constexpr bool kSlowBuild = false;
 
 }  // namespace
 
-TEST_CASE("issue 13: training from seed 1 forms a previous-token head, an induction head and a sink" *
+TEST_CASE("training from seed 1 forms a previous-token head, an induction head and a sink" *
           doctest::skip(kSlowBuild)) {
   // The shipped recipe, checked on the goals' own set (goals.hpp) as the trainers do, within the
   // shipped checkpoint's 4000 steps.

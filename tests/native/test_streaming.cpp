@@ -169,7 +169,7 @@ Outcome streamed_outcome(const Matrix& q, const Matrix& k, const Matrix& v, bool
 
 }  // namespace
 
-TEST_CASE("issue 10 #9: streaming and the explaining path agree on the fuzzer's cases") {
+TEST_CASE("streaming and the explaining path agree on the fuzzer's cases") {
   attn::StreamingWorkspace ws;
   // A convex mix of representable values is representable: [2e38, 2e38] averages to 2e38,
   // though the streaming sum of exp·V before the division is 4e38.
@@ -199,7 +199,7 @@ TEST_CASE("issue 10 #9: streaming and the explaining path agree on the fuzzer's 
   CHECK(explained(q4, k4, v4, false).output == streamed_outcome(q4, k4, v4, false, ws).output);
 }
 
-TEST_CASE("issue 10 #9: streaming and explaining agree near float32's edge, randomized") {
+TEST_CASE("streaming and explaining agree near float32's edge, randomized") {
   ATTN_SEEDED_RANDOM(rng, 109);
   attn::StreamingWorkspace ws;
   // Entries whose products are exact in float32 (few significant bits) and d <= 3, so both
@@ -236,7 +236,7 @@ TEST_CASE("issue 10 #9: streaming and explaining agree near float32's edge, rand
   CHECK(agreed_errors > 1000);
 }
 
-TEST_CASE("issue 10 #10: scores inf − inf in float32 are 0 in both paths, with no assertion") {
+TEST_CASE("scores inf − inf in float32 are 0 in both paths, with no assertion") {
   // Every product is ±6e38: float32 sums give NaN, and debug builds asserted in the softmax.
   const Matrix q{{2, 2}}, k{{3e38f, -3e38f}, {3e38f, -3e38f}, {3e38f, -3e38f}, {3e38f, -3e38f}};
   const Matrix v{{1}, {2}, {3}, {4}};
@@ -247,7 +247,7 @@ TEST_CASE("issue 10 #10: scores inf − inf in float32 are 0 in both paths, with
   CHECK(r.output.data == std::vector<float>{2.5f});
 }
 
-TEST_CASE("issue 10 #11: streaming shapes whose size computation wraps are refused") {
+TEST_CASE("streaming shapes whose size computation wraps are refused") {
   const std::string huge = std::to_string(SIZE_MAX);  // 2^64 − 1 natively, 2^32 − 1 in wasm
   // SIZE_MAX + 4095 wrapped to 4094, and the shape passed.
   const std::string rows = "K has " + huge + " rows, over the limit of 65536";

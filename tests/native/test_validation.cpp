@@ -42,7 +42,7 @@ TEST_CASE("shape errors name both matrices and the rule") {
         "V is empty (3×0): it needs at least one row and one column");
 }
 
-TEST_CASE("issue 29: messages show a number or a string the caller gave as the JS API does") {
+TEST_CASE("messages show a number or a string the caller gave as the JS API does") {
   CHECK(attn::number_text(2.0f) == "2");
   CHECK(attn::number_text(0.005f) == "0.005");
   CHECK(attn::number_text(-1.0f) == "-1");
@@ -135,7 +135,7 @@ TEST_CASE("multi-head errors: divisibility, weight shapes, biases") {
                        attn::Error);
 }
 
-TEST_CASE("issue 10 #11: a custom mask's n·m cannot wrap around to match a short mask") {
+TEST_CASE("a custom mask's n·m cannot wrap around to match a short mask") {
   // n = 2^(bits − 1) + 1, m = 2: n·m wraps to 2, which a mask of two flags would match.
   const std::size_t n = SIZE_MAX / 2 + 2;
   const std::string message = "custom mask: Q has " + std::to_string(n) +
@@ -145,7 +145,7 @@ TEST_CASE("issue 10 #11: a custom mask's n·m cannot wrap around to match a shor
   CHECK_NOTHROW(attn::validate_mask(Mask::custom({1, 0, 0}), 3, 1));
 }
 
-TEST_CASE("issue 10 #11: a matrix whose rows·cols wraps around is refused, not taken as small") {
+TEST_CASE("a matrix whose rows·cols wraps around is refused, not taken as small") {
   // 2^(bits-1) · 2 wraps to 0 in size_t: without the check an empty vector would pass.
   const std::size_t half = (SIZE_MAX >> 1) + 1;
   CHECK_THROWS_AS(Matrix(half, 2, std::vector<float>{}), attn::Error);
