@@ -8,4 +8,7 @@ export default defineConfig({
     // hydration finds the same element on the page that the static HTML has.
     template: { compilerOptions: { isCustomElement: (tag) => tag === 'attention-calc' } },
   },
+  // `vitepress dev` serves the package as it is: its dependency optimizer (Vite 5's) would move
+  // the code away from the files it names beside itself.
+  vite: { optimizeDeps: { exclude: ['attention-calc'] } },
 });
