@@ -81,10 +81,7 @@ export class LearnedHeads {
    * heads' module: await learnedModel() or loadLearned() first.
    */
   createTrainer(options) {
-    const core = this.#learnedCore;
-    if (!core) {
-      fail('createTrainer needs the learned heads\' module, which loads on first use: await attn.learnedModel() or attn.loadLearned() first');
-    }
+    const core = this.#loaded('createTrainer');
     const o = optionsOf(options, 'createTrainer', '{ seed: 1 }');
     // The shipped checkpoint's recipe (the defaults). The forms are checked here; the values and
     // limits by the core (src/learned/trainer.cpp, src/limits.hpp), in its words.
@@ -113,16 +110,17 @@ export class LearnedHeads {
    * whether they meet the goals. See attention.d.ts. Needs the learned heads' module loaded.
    */
   learnedGoals(model) {
-    let core = this.#learnedCore, handle = -1;
-    if (model !== undefined) {
-      if (!(model instanceof LearnedModel)) fail(`learnedGoals takes a model from learnedModel() or trainer.model() (got ${describe(model)})`);
-      [core, handle] = modelInCore(model);
-    } else if (!core) {
-      fail('learnedGoals needs the learned heads\' module, which loads on first use: await attn.learnedModel() or attn.loadLearned() first');
-    }
-    const { thresholds, seed, sequences, checkEvery, maxSteps, scores, met } = unwrap(core.learnedGoals(handle));
-    const goals = { thresholds: { ...thresholds }, seed, sequences, checkEvery, maxSteps };
-    return scores ? { ...goals, scores: { ...scores }, met } : goals;
+    let core, handle = -1;
+    if (model === undefined) core = this.#loaded('learnedGoals');
+    else if (model instanceof LearnedModel) [core, handle] = modelInCore(model);
+    else fail(`learnedGoals takes a model from learnedModel() or trainer.model() (got ${describe(model)})`);
+    return unwrap(core.learnedGoals(handle)); // a fresh object, as the core wrote it
+  }
+
+  // The learned heads' module, which `method` needs loaded.
+  #loaded(method) {
+    if (!this.#learnedCore) fail(`${method} needs the learned heads' module, which loads on first use: await attn.learnedModel() or attn.loadLearned() first`);
+    return this.#learnedCore;
   }
 
   /** Bytes currently allocated in the learned heads' wasm heap: 0 until it is loaded. */
