@@ -2,12 +2,11 @@
 // Content-Security-Policy header (script-src 'self' 'wasm-unsafe-eval', no inline anything).
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { readFixture, referenceAttention } from '../js/helpers.mjs';
-import { noProblemsAfterEach, openPage } from './chromium.mjs';
-import { servedWeb } from './served.mjs';
+import { servedPages } from './served.mjs';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
 const spec = readFixture('worked-example.json');
@@ -20,17 +19,11 @@ const shown = (x) => {
 };
 
 describe('the calculator page', () => {
-  const env = servedWeb();
-  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
+  const env = servedPages();
   let page, problems, context;
   beforeEach(async () => {
-    ({ page, problems, context } = await openPage(env.browser));
+    ({ page, problems, context } = env);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.url });
-  });
-  afterEach(async () => {
-    // Every test ends with no console error and no uncaught exception.
-    assert.deepEqual(problems, []);
-    await context.close();
   });
 
   const open = async (hash = '') => {

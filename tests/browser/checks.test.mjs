@@ -2,29 +2,19 @@
 // exempt (not a pass), a pitfall that changes nothing says how to see it, a dragged value stays on
 // the canvas, and large values give no NaN and no false ✗. Driven through the page, as a learner.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 
-import { noProblemsAfterEach, openPage } from './chromium.mjs';
-import { servedWeb } from './served.mjs';
+import { AXE, openPage } from './chromium.mjs';
+import { servedPages } from './served.mjs';
 
 const SIZE = 320, PAD = 28; // the plot's viewBox and inner margin (plot.js)
 const WORKED = 'q=1,1;0,1;-1,0&k=1,0;0,1;-1,0';
 const NO_KEY_FOR_QUERY_2 = 'hide=2-1,2-2,2-3';
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe('checks and hull plot', () => {
-  const env = servedWeb();
-  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
+  const env = servedPages();
   let page, problems, context;
-  beforeEach(async () => {
-    ({ page, problems, context } = await openPage(env.browser));
-  });
-  afterEach(async () => {
-    assert.deepEqual(problems, []);
-    await context.close();
-  });
+  beforeEach(() => ({ page, problems, context } = env));
 
   const open = async (hash = '') => {
     await page.goto(env.url + hash);

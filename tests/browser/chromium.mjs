@@ -1,8 +1,12 @@
 // Debian's Chromium, driven by playwright-core (which downloads no browser of its own).
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { afterEach } from 'node:test';
 import { chromium } from 'playwright-core';
+
+/** axe-core's script, to inject into a page opened with bypassCSP (addScriptTag({ content: AXE })). */
+export const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean);
 

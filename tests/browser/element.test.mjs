@@ -1,20 +1,18 @@
 // <attention-calc> in headless Chromium: embedding, attributes, events, the iframe route,
 // the strict CSP, failure modes, XSS payloads, bounds, the heap, accessibility and dist/.
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { startServer } from '../../tools/serve.mjs';
 import { readFixture, referenceAttention } from '../js/helpers.mjs';
-import { noProblemsAfterEach, openPage } from './chromium.mjs';
-import { coursePage, servedWeb } from './served.mjs';
+import { AXE, noProblemsAfterEach, openPage } from './chromium.mjs';
+import { coursePage, servedPages } from './served.mjs';
 
 const spec = readFixture('worked-example.json');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
 const shown = (x, decimals = 3) => {
   const fixed = x.toFixed(decimals);
@@ -23,15 +21,9 @@ const shown = (x, decimals = 3) => {
 const matrixText = (rows) => rows.map((r) => r.join(' ')).join('; ');
 
 describe('the <attention-calc> element', () => {
-  const env = servedWeb();
+  const env = servedPages();
   let page, problems, context;
-  beforeEach(async () => {
-    ({ page, problems, context } = await openPage(env.browser));
-  });
-  afterEach(async () => {
-    await context.close();
-  });
-  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
+  beforeEach(() => ({ page, problems, context } = env));
 
   const scratch = (body, { ctx = context, csp = true } = {}) => coursePage(ctx, env.url, body, { csp });
   // Brings each widget into view in turn, so every lazy one starts, and waits for it.

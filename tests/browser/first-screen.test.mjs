@@ -2,15 +2,13 @@
 // result at 1280 × 800; a phone's first screen (390 × 844) shows the weights; the causal hint
 // sits on its checkbox's line; no empty gap under Q and K on a phone.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { afterEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { noProblemsAfterEach, openPage } from './chromium.mjs';
+import { AXE, noProblemsAfterEach, openPage } from './chromium.mjs';
 import { servedWeb } from './served.mjs';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const ARTIFACTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
 
 describe('the first screen', () => {

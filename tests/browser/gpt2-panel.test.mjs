@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 
@@ -17,10 +16,9 @@ import { format } from '../../web/calc/format.js';
 import { colour } from '../../web/calc/heatmap.js';
 import { ROLES, ROLE_THRESHOLD } from '../../web/labs/learned-roles.js';
 import { GPT2_SENTENCE, gpt2Label, gridText, lessonCheck, pytorchScript, strongestRole } from '../../web/labs/gpt2-panel.js';
-import { noProblemsAfterEach, openPage } from './chromium.mjs';
+import { AXE, noProblemsAfterEach, openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const FIXTURES = fileURLToPath(new URL('../../build-fixtures/gpt2/', import.meta.url));
 const MODEL = `${FIXTURES}d64-f32/model.safetensors`;
 const CONFIG = `${FIXTURES}d64-f32/config.json`;

@@ -3,12 +3,11 @@
 // each input: no uncaught exception and no console error, a message where the input was, the
 // last committed result kept on screen, no NaN and no engine text anywhere visible.
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 
 import { sentence } from '../../web/calc/last-valid.js';
 import { readFixture } from '../js/helpers.mjs';
-import { noProblemsAfterEach, openPage } from './chromium.mjs';
-import { coursePage, servedWeb } from './served.mjs';
+import { coursePage, servedPages } from './served.mjs';
 
 const spec = readFixture('worked-example.json');
 const shown = (x) => {
@@ -68,17 +67,12 @@ const HASHES = [
 ];
 
 describe('hostile input through the UI', () => {
-  const env = servedWeb();
-  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
+  const env = servedPages();
   let page, problems, context;
   let fed = 0;
   beforeEach(async () => {
-    ({ page, problems, context } = await openPage(env.browser));
+    ({ page, problems, context } = env);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.url });
-  });
-  afterEach(async () => {
-    assert.deepEqual(problems, [], 'no uncaught exception and no console error');
-    await context.close();
   });
 
   // The visible text of the page and of every calculator's shadow root. The learner's own text,

@@ -4,11 +4,10 @@
 // Each host is a page of the test's own under the strict CSP, styled by a served stylesheet.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import { join } from 'node:path';
 
-import { openPage } from './chromium.mjs';
-import { coursePage, servedWeb } from './served.mjs';
+import { coursePage, servedPages } from './served.mjs';
 
 // Screenshots of each host, to look at by eye: ATTENTION_CALC_SHOTS=/some/folder node --test …
 const SHOTS = process.env.ATTENTION_CALC_SHOTS ? join(process.env.ATTENTION_CALC_SHOTS, '/') : null;
@@ -16,14 +15,9 @@ const SHOTS = process.env.ATTENTION_CALC_SHOTS ? join(process.env.ATTENTION_CALC
 let sheets = 0;
 
 describe('<attention-calc> in real hosts', () => {
-  const env = servedWeb();
+  const env = servedPages();
   let page, problems, context;
-  beforeEach(async () => {
-    ({ page, problems, context } = await openPage(env.browser));
-  });
-  afterEach(async () => {
-    await context.close();
-  });
+  beforeEach(() => ({ page, problems, context } = env));
 
   // A host page: `body` styled by `css`, served as a stylesheet (the CSP allows no inline style).
   async function host(body, css = '') {

@@ -2,26 +2,17 @@
 // head, and the calculator's "verified" badge. Each panel renders, responds to its controls,
 // and shows the core's numbers.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 
-import { noProblemsAfterEach, openPage } from './chromium.mjs';
-import { coursePage, servedWeb } from './served.mjs';
+import { AXE, openPage } from './chromium.mjs';
+import { coursePage, servedPages } from './served.mjs';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const number = (text) => parseFloat(text.replace('−', '-').replace(/,/g, ''));
 
 describe('the lesson labs', () => {
-  const env = servedWeb();
-  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
+  const env = servedPages();
   let page, problems, context;
-  beforeEach(async () => {
-    ({ page, problems, context } = await openPage(env.browser));
-  });
-  afterEach(async () => {
-    await context.close();
-  });
+  beforeEach(() => ({ page, problems, context } = env));
 
   // A course page with the given widgets, under the strict CSP; resolves once they are ready.
   const open = async (body) => {

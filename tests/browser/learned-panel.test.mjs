@@ -5,20 +5,18 @@
 // focused token; hover and keyboard readouts; the text alternative; keyboard reach; axe-core in
 // both themes; 360 px and a 320 px column; dist/ embedded alone; the heads of a model in training.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 
 import { startServer } from '../../tools/serve.mjs';
 import { loadAttention } from '../../web/attention.js';
 import { format } from '../../web/calc/format.js';
 import { ROLE_THRESHOLD as THRESHOLD } from '../../web/labs/learned-roles.js';
 import { colour } from '../../web/calc/heatmap.js';
-import { noProblemsAfterEach, openPage } from './chromium.mjs';
-import { coursePage, servedWeb } from './served.mjs';
+import { AXE, openPage } from './chromium.mjs';
+import { coursePage, servedPages } from './served.mjs';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 const PANEL = 'Look inside a trained model';
 const NAMES = ['Layer 1 head 1', 'Layer 1 head 2', 'Layer 2 head 1', 'Layer 2 head 2'];
@@ -31,18 +29,12 @@ const REPEATED = [
 ];
 
 describe('look inside a trained model', () => {
-  const env = servedWeb();
-  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
+  const env = servedPages();
   let page, problems, context, model;
   before(async () => {
     model = await (await loadAttention()).learnedModel();
   });
-  beforeEach(async () => {
-    ({ page, problems, context } = await openPage(env.browser));
-  });
-  afterEach(async () => {
-    await context.close();
-  });
+  beforeEach(() => ({ page, problems, context } = env));
 
   const lab = (p = page) => p.getByRole('group', { name: PANEL });
   const map = (name, p = page) => lab(p).getByRole('img', { name, exact: true });

@@ -5,16 +5,14 @@
 // resume and reset from the keyboard; axe-core in both themes; 360 px and a 320 px column; and
 // dist/ embedded alone. Measured figures (steps, seconds, latency) are printed.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 
 import { startServer } from '../../tools/serve.mjs';
-import { launchChromium, openPage } from './chromium.mjs';
-import { coursePage, servedWeb } from './served.mjs';
+import { AXE, launchChromium, openPage } from './chromium.mjs';
+import { coursePage, servedPages, servedWeb } from './served.mjs';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 const PANEL = 'Look inside a trained model';
 const LATENCY_BUDGET_MS = 50; // input → update, per the issue
@@ -35,14 +33,9 @@ async function openPanel(page, context, url, body = '<attention-calc panels="lea
 }
 
 describe('train in this browser', () => {
-  const env = servedWeb();
+  const env = servedPages();
   let page, problems, context;
-  beforeEach(async () => {
-    ({ page, problems, context } = await openPage(env.browser));
-  });
-  afterEach(async () => {
-    await context.close();
-  });
+  beforeEach(() => ({ page, problems, context } = env));
 
   it('trains from seed 1 in a worker to the goals, beside a model with no √d_k scaling, while a calculator on the page answers keystrokes within 50 ms', async () => {
     await openPanel(page, context, env.url, '<attention-calc id="calc" panels="inputs,weights"></attention-calc><attention-calc panels="learned"></attention-calc>');

@@ -1,14 +1,11 @@
 // Issue 18: the learner's view of the calculator page. What the first screen holds, the compact
 // steps at n = 8, one Tab stop per matrix, a stable layout around an error, and contrast.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { afterEach, describe, it } from 'node:test';
 
-import { noProblemsAfterEach, openPage } from './chromium.mjs';
+import { AXE, noProblemsAfterEach, openPage } from './chromium.mjs';
 import { servedWeb } from './served.mjs';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe('the learner\'s view', () => {
   const env = servedWeb();

@@ -2,22 +2,16 @@
 // compactly and the verified badge reports what it judges; the cost lab's words stay true where
 // the two costs tie or nearly do; messages start with a capital.
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 
-import { openPage } from './chromium.mjs';
-import { coursePage, servedWeb } from './served.mjs';
+import { coursePage, servedPages } from './served.mjs';
 
 const TYPING = { delay: 80 }; // a learner's pace
 
 describe('numbers and wording a learner reads', () => {
-  const env = servedWeb();
+  const env = servedPages();
   let page, problems, context;
-  beforeEach(async () => {
-    ({ page, problems, context } = await openPage(env.browser));
-  });
-  afterEach(async () => {
-    await context.close();
-  });
+  beforeEach(() => ({ page, problems, context } = env));
 
   async function open(body) {
     await page.goto(await coursePage(context, env.url, body));

@@ -2,16 +2,13 @@
 // Every exercise typed right, each named mistake recognised, carried rounding, the hash, typed
 // garbage, the element's mode attribute, keyboard, axe-core and 360 px.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { afterEach, describe, it } from 'node:test';
 
 import fc from 'fast-check';
 
-import { noProblemsAfterEach, openPage } from './chromium.mjs';
+import { AXE, noProblemsAfterEach, openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 // The steps by the result's field names (attention.d.ts), and the lesson's word each cell is named by.
 const STEPS = ['scores', 'scaledBeforeMask', 'scaled', 'exp', 'rowSum', 'weights', 'output'];
 const NAMES = { scores: 'scores', scaledBeforeMask: 'scaled', scaled: 'masked', exp: 'exp', rowSum: 'row sum', weights: 'weights', output: 'output' };
