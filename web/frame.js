@@ -10,7 +10,10 @@
 //   → { type: 'attention-calc:get' }              reply { type: 'attention-calc:state', hash, state, result }
 //   → { type: 'attention-calc:set', hash: '…' }   apply a state; reply as for get, or
 //                                                 { type: 'attention-calc:error', message }
-//   ← { type: 'attention-calc:change', hash, state, result }   after every update
+//   ← { type: 'attention-calc:change', hash, state, result, committed }   after every update;
+//                                                 committed as on attention-change: false while a
+//                                                 keystroke waits for its commit, then the same
+//                                                 state again with true
 import './attention-calc.js';
 import { brokenLinkMessage, defaultState, fromHash } from './calc/state.js';
 
@@ -41,10 +44,10 @@ function tell(message) {
 
 const snapshot = (type) => ({ type, hash: calc.hash, state: calc.state, result: calc.result });
 
-calc.addEventListener('attention-change', () => {
+calc.addEventListener('attention-change', (e) => {
   const hash = `#${calc.hash}`;
   if (location.hash !== hash) history.replaceState(null, '', hash);
-  tell(snapshot('attention-calc:change'));
+  tell({ ...snapshot('attention-calc:change'), committed: e.detail.committed });
 });
 calc.addEventListener('error', (e) => tell({ type: 'attention-calc:error', message: String(e.detail?.message ?? '') }));
 if (error) calc.addEventListener('attention-change', () => tell({ type: 'attention-calc:error', message: error }), { once: true });
