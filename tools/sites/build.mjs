@@ -87,10 +87,9 @@ const BUILDERS = {
     run('vitepress', ['build', 'vitepress', '--outDir', join(out, 'course')]);
   },
   docusaurus(out) {
-    // The copy of dist/ route: Docusaurus's CSS rule also takes the element's stylesheets, which it
-    // finds by new URL('./….css', import.meta.url), and its CSS minimizer then fails on the
-    // css-loader module it made of them. A site's own webpack rule without `dependency: { not:
-    // ['url'] }` does the same.
+    // The copy of dist/ route. Imported from a client module, the package fails Docusaurus's
+    // build: its webpack rule for CSS also takes the stylesheets the element names by
+    // new URL('./….css', import.meta.url), and its CSS minimizer stops at "Unexpected '/'".
     copy(join(PACKAGE, 'dist'), join(HERE, 'docusaurus/static/attention-calc'));
     run('docusaurus', ['build', 'docusaurus', '--out-dir', join(out, 'course')]);
   },
