@@ -367,6 +367,20 @@ describe('the <attention-calc> element', () => {
     await intruder.evaluate(() => window.parent.frames[0].postMessage({ type: 'attention-calc:set', hash: 'q=9;9;9&k=1;1;1&v=1;1;1' }, '*'));
     await page.waitForTimeout(200);
     assert.equal(await frame.getByLabel('Weights row 1 column 2', { exact: true }).textContent(), shown(spec.no_mask.weights[0][1]));
+    // A keystroke in a cell is told at once (committed: false), then once more when Tab commits it.
+    await page.evaluate(() => {
+      window.changes = [];
+      window.addEventListener('message', (e) => {
+        if (e.data?.type === 'attention-calc:change') window.changes.push([e.data.committed, e.data.state.q[0][0]]);
+      });
+    });
+    const cell = frame.getByLabel('Q row 1 column 1', { exact: true });
+    await cell.click();
+    await cell.press('End');
+    await cell.press('5');
+    await cell.press('Tab');
+    await page.waitForFunction(() => window.changes.some(([committed]) => committed));
+    assert.deepEqual(await page.evaluate(() => window.changes), [[false, 15], [true, 15]]);
     assert.deepEqual(problems, []);
   });
 
