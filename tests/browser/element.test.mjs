@@ -338,7 +338,7 @@ describe('the <attention-calc> element', () => {
     const intruderPage = `${other}intruder.html`;
     await context.route(intruderPage, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>another site</title>' }));
     await page.goto(await scratch(
-      `<iframe id="f" title="calculator" src="frame.html?panels=weights#${hash}"></iframe>` +
+      `<iframe id="f" title="calculator" src="frame.html?panels=inputs,weights#${hash}"></iframe>` +
       `<iframe id="intruder" title="another origin" src="${intruderPage}"></iframe>`, { csp: false }));
     const frame = page.frameLocator('#f');
     await frame.locator('body[data-ready="yes"]').waitFor();
