@@ -17,7 +17,8 @@
 //   dist/embed.html, embed.js  the embedding guide
 //   dist/wasm/                 the SIMD and scalar WebAssembly builds (.wasm + .mjs glue): the full core
 //                              (attention-*), the calculator's alone (calculator-*), the learned heads'
-//   dist/calc/calculator.css   the element's stylesheet
+//   (the element's and the labs' stylesheets are CSS text in JS, calc/calculator-styles.js and
+//   labs/labs-styles.js, adopted as constructed stylesheets: minified here, bundled in)
 //   (the formulas are MathML typeset at build time, web/vendor/tex-formulas.js, bundled in)
 //
 // Every file keeps its path relative to the entry points, so the element finds its assets in
@@ -30,7 +31,7 @@ import { build, transform } from 'esbuild';
 import { rollup } from 'rollup';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -40,8 +41,7 @@ const WORKER = 'labs/learned-worker.js'; // the training worker, started by trai
 const GPT2_WORKER = 'labs/gpt2-worker.js'; // the GPT-2 panel's, started by gpt2Worker() in web/assets.js
 const ENTRIES = ['attention-calc.js', 'frame.js', 'main.js', 'embed.js'];
 const COPIED = ['index.html', 'frame.html', 'embed.html', 'style.css', 'frame.css', 'embed.css', 'favicon.svg',
-  'attention.d.ts', 'attention-calc.d.ts', 'react.d.ts', 'vue.d.ts', 'calc/calculator.css', 'labs/labs.css',
-  'learned-heads.bin', 'wasm'];
+  'attention.d.ts', 'attention-calc.d.ts', 'react.d.ts', 'vue.d.ts', 'learned-heads.bin', 'wasm'];
 
 for (const required of ['wasm/attention-simd.wasm', 'wasm/attention-scalar.wasm', 'wasm/calculator-simd.wasm', 'wasm/calculator-scalar.wasm', 'wasm/learned-simd.wasm', 'wasm/learned-scalar.wasm', 'vendor/tex-formulas.js', 'learned-heads.bin']) {
   try {
@@ -66,6 +66,10 @@ const noNodeBuiltins = {
     }));
   },
 };
+
+// The stylesheets, CSS text in JS (calc/calculator-styles.js, labs/labs-styles.js).
+const STYLES = /[\\/]web[\\/](calc|labs)[\\/][\w-]+-styles\.js$/;
+const minifiedStyles = new Map(); // their text, by export name: sizes below
 
 // web/assets.js's import('./wasm/<module>-<variant>.mjs'): left to the site's bundler.
 const GLUE = /^\.{1,2}\/wasm\/[\w-]+\.mjs$/;
@@ -97,6 +101,17 @@ const rolled = await rollup({
     // The Emscripten glue stays dist/wasm/*.mjs, imported as it is (minified below), beside its wasm.
     name: 'glue-stays-a-file',
     resolveId: (id) => (GLUE.test(id) ? { id, external: true } : null),
+  }, {
+    // The stylesheets' text, minified: the JS minifier leaves a string as it is.
+    name: 'minified-styles',
+    async load(id) {
+      if (!STYLES.test(id)) return null;
+      const styles = await import(pathToFileURL(id).href);
+      const [[name, css]] = Object.entries(styles);
+      const { code } = await transform(css, { loader: 'css', minify: true, legalComments: 'none' });
+      minifiedStyles.set(name, code.trim());
+      return `export const ${name} = ${JSON.stringify(code.trim())};`;
+    },
   }],
   onwarn(warning, warn) { if (warning.code !== 'CIRCULAR_DEPENDENCY') warn(warning); },
 });
@@ -176,12 +191,10 @@ await build({ ...BUNDLE, plugins: [...BUNDLE.plugins, assetsFromLabs(['gpt2'])],
 await build({ ...BUNDLE, entryPoints: [join(WEB, 'attention.js')], outfile: join(DIST, 'attention.js') });
 // Copies, never links: dist/ files are rewritten below and must not write through to web/.
 for (const path of COPIED) cpSync(join(WEB, path), join(DIST, path), { recursive: true, dereference: true });
-// Emscripten's JS glue comes out readable, the stylesheet commented: minified, each is a quarter
-// smaller over the wire.
-const minified = [...readdirSync(join(DIST, 'wasm')).filter((n) => n.endsWith('.mjs')).map((n) => join(DIST, 'wasm', n)), join(DIST, 'calc/calculator.css'), join(DIST, 'labs/labs.css')];
-for (const path of minified) {
-  const loader = path.endsWith('.css') ? 'css' : 'js';
-  const { code } = await transform(readFileSync(path, 'utf8'), { loader, format: loader === 'js' ? 'esm' : undefined, target: 'es2022', minify: true, legalComments: 'none' });
+// Emscripten's JS glue comes out readable: minified, it is a quarter smaller over the wire.
+for (const name of readdirSync(join(DIST, 'wasm')).filter((n) => n.endsWith('.mjs'))) {
+  const path = join(DIST, 'wasm', name);
+  const { code } = await transform(readFileSync(path, 'utf8'), { loader: 'js', format: 'esm', target: 'es2022', minify: true, legalComments: 'none' });
   writeFileSync(path, code);
 }
 
@@ -234,32 +247,32 @@ const panelFiles = beyond(panelSet, elementFiles), trainFiles = beyond(trainSet,
 const workerFiles = [join(DIST, WORKER)];
 const learnedOnly = beyond(new Set([...panelSet, ...trainSet]), elementFiles, ...otherLabs);
 // The four labs' chunks and the chunks only they share (sliders, tables).
-const labChunks = beyond(new Set(otherLabs.flatMap((set) => [...set])), elementFiles);
+// The labs' stylesheet comes in a chunk of its own with the first lab.
+const labChunks = beyond(new Set([...otherLabs.flatMap((set) => [...set]), ...closure(outputOf('labs/labs-styles.js'))]), elementFiles);
 // The GPT-2 panel's code (its chunk and web/gpt2.js's, which attn.openGpt2 imports): loaded only
 // when panels="gpt2" is shown, with GPT-2's wasm and tokenizer; reported on its own below.
 const gpt2Set = new Set([...closure(outputOf('labs/gpt2-panel.js')), ...closure(outputOf('gpt2.js'))]);
 const gpt2Only = beyond(gpt2Set, elementFiles, ...otherLabs, panelSet);
 // The four labs of the lesson's second half; the learned and GPT-2 panels are reported on their own below.
 const fourLabsJs = widgetJs.filter((f) => !learnedOnly.includes(f) && !gpt2Only.includes(f));
-const css = [join(DIST, 'calc/calculator.css')];
-const labCss = [join(DIST, 'labs/labs.css')];
 const simd = all.filter((f) => /attention-simd\.(wasm|mjs)$/.test(f));
 const scalar = all.filter((f) => /attention-scalar\.(wasm|mjs)$/.test(f));
 // An embed without a lab loads the calculator's module instead (loadAttention's labs: false).
 const calculatorSimd = all.filter((f) => /calculator-simd\.(wasm|mjs)$/.test(f));
 const calculatorScalar = all.filter((f) => /calculator-scalar\.(wasm|mjs)$/.test(f));
-// What one page transfers: the widget's JS (with or without the labs), its stylesheet and one
+// What one page transfers: the widget's JS (with or without the labs; the stylesheets are in it) and one
 // wasm build (the SIMD one, or the scalar fallback where SIMD does not validate; never both).
 // Formulas are MathML in the JS: no fonts. tests/browser/budget.test.mjs measures the same in
 // Chromium; the budgets are checked there and here.
 const larger = (files, [a, b] = [simd, scalar]) => [measure([...files, ...a]), measure([...files, ...b])].sort((x, y) => y[1] - x[1])[0];
-const calculator = larger([...fourLabsJs.filter((f) => !labChunks.includes(f)), ...css], [calculatorSimd, calculatorScalar]);
-const withLabs = larger([...fourLabsJs, ...css, ...labCss]);
+const calculator = larger(fourLabsJs.filter((f) => !labChunks.includes(f)), [calculatorSimd, calculatorScalar]);
+const withLabs = larger(fourLabsJs);
 console.log(`dist/ written: ${all.length} files`);
 console.log(`  widget JS, calculator only:                   ${kb(measure(fourLabsJs.filter((f) => !labChunks.includes(f))))}`);
 console.log(`  widget JS with the four labs:                 ${kb(measure(fourLabsJs))}`);
 console.log(`  all our JS (with the page, frame and guide):  ${kb(measure(ourJs))}`);
-console.log(`  stylesheets, calculator and labs:             ${kb(measure(css))}, ${kb(measure(labCss))}`);
+const text = (name) => { const bytes = Buffer.from(minifiedStyles.get(name) ?? ''); return [bytes.length, gzipSync(bytes).length]; };
+console.log(`  stylesheets in it, calculator and labs:       ${kb(text('calculatorStyles'))}, ${kb(text('labsStyles'))}`);
 console.log(`  wasm SIMD build (.wasm + .mjs glue):          ${kb(measure(simd))}`);
 console.log(`  wasm scalar build (.wasm + .mjs glue):        ${kb(measure(scalar))}`);
 console.log(`  the calculator's module alone, SIMD / scalar: ${kb(measure(calculatorSimd))} / ${kb(measure(calculatorScalar))}`);
@@ -270,7 +283,7 @@ const checkpoint = [join(DIST, 'learned-heads.bin')];
 const names = (list) => list.map((f) => f.slice(DIST.length + 1)).join(', ');
 console.log('  the learned-heads panel (panels="learned"), each part loaded only when shown, beyond the calculator\'s files:');
 console.log(`    panel chunk (${names(panelFiles)}):  ${kb(measure(panelFiles))}`);
-console.log(`    training chunk (${names(trainFiles)}) (its styles are in labs/labs.css):  ${kb(measure(trainFiles))}`);
+console.log(`    training chunk (${names(trainFiles)}) (its styles are the labs'):  ${kb(measure(trainFiles))}`);
 console.log(`    worker (${names(workerFiles)}):  ${kb(measure(workerFiles))}`);
 console.log(`    learned wasm, SIMD / scalar (.wasm + .mjs):  ${kb(measure(learnedSimd))} / ${kb(measure(learnedScalar))}`);
 console.log(`    checkpoint (learned-heads.bin):  ${kb(measure(checkpoint))}`);

@@ -13,8 +13,6 @@
 
 /** The files, by their path in dist/ (and web/). */
 const FILES = {
-  'calc/calculator.css': () => new URL('./calc/calculator.css', import.meta.url),
-  'labs/labs.css': () => new URL('./labs/labs.css', import.meta.url),
   'learned-heads.bin': () => new URL('./learned-heads.bin', import.meta.url),
   'wasm/gpt2-tokenizer.bin': () => new URL('./wasm/gpt2-tokenizer.bin', import.meta.url),
   'wasm/attention-simd.wasm': () => new URL('./wasm/attention-simd.wasm', import.meta.url),
@@ -60,7 +58,7 @@ export function toBase(url) {
 }
 
 /**
- * The URL of one of the files above, by its path in dist/ (e.g. 'calc/calculator.css'): under
+ * The URL of one of the files above, by its path in dist/ (e.g. 'learned-heads.bin'): under
  * `base` when given (an author's base URL, the layout of dist/), else where the bundler put it.
  */
 export function fileUrl(path, base = defaultBase) {

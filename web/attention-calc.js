@@ -4,7 +4,7 @@
  *   <script type="module" src="…/attention-calc.js"></script>
  *   <attention-calc q="1 1; 0 1; -1 0" mask="causal" panels="weights"></attention-calc>
  *
- * It finds its WebAssembly core and stylesheet beside this file, so nothing else is
+ * It finds its WebAssembly core beside this file and carries its styles, so nothing else is
  * needed. Every number comes from the C++ core. Several elements on a page share one loaded
  * core; an element starts its work when it comes within 300 px of the viewport.
  *
@@ -113,12 +113,13 @@
  *   cell. The layout follows the element's own width (a container query), not the screen's,
  *   and fits from 280 px up.
  */
-import { asset, fileUrl, getDefaultBase, setDefaultBase, toBase } from './assets.js';
+import { asset, getDefaultBase, setDefaultBase, toBase } from './assets.js';
 import { loadAttention } from './attention.js';
 import { checkReadonly, checkTheme, parseMode, parsePanels, parsePrecision, stateFromAttributes } from './calc/attributes.js';
 import { sentence } from './calc/last-valid.js';
 import { Calculator, LABS_NEEDING_CORE, PANELS } from './calc/calculator.js';
-import { h } from './calc/dom.js';
+import { calculatorStyles } from './calc/calculator-styles.js';
+import { adoptStyles, h } from './calc/dom.js';
 import { quote } from './calc/parse.js';
 import { checkState, coreInputs, defaultState, emptyPractice, fromHash, toHash } from './calc/state.js';
 
@@ -220,7 +221,7 @@ globalThis.window?.addEventListener('beforeprint', () => { for (const e of [...w
 const HTMLElementOrStandIn = globalThis.HTMLElement ?? class {};
 
 export class AttentionCalcElement extends HTMLElementOrStandIn {
-  static observedAttributes = [...MATRIX_ATTRIBUTES, ...VIEW_ATTRIBUTES, 'loading', 'gpt2-src', 'base-url'];
+  static observedAttributes = [...MATRIX_ATTRIBUTES, ...VIEW_ATTRIBUTES, 'loading', 'gpt2-src'];
 
   /**
    * Where every element finds its files unless its base-url attribute names another place: the
@@ -247,7 +248,6 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
   #internals = this.attachInternals?.() ?? null; // its states carry the page's theme
   #labsDisposed = false; // the labs were disposed of when the element left the page
   #leftPage = null; // resolves the wait for the labs when the element leaves the page first
-  #stylesheet;
 
   linkTarget = asset('frame.html');
 
@@ -257,9 +257,8 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
     this.#root = this.attachShadow({ mode: 'open' });
     keepKeysInside(this.#root);
     this.#status = h('p', { class: 'calc-loading', part: 'status', role: 'status', text: 'Loading the attention calculator…' });
-    this.#stylesheet = h('link', { rel: 'stylesheet', href: this.#fileUrl('calc/calculator.css') });
-    this.#stylesheet.addEventListener('error', () => this.#stylesheetFailed());
-    this.#root.append(this.#stylesheet, this.#status);
+    adoptStyles(this.#root, calculatorStyles);
+    this.#root.append(this.#status);
   }
 
   connectedCallback() {
@@ -309,10 +308,6 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
       if (newValue?.trim().toLowerCase() === 'eager' && this.isConnected) this.#start();
       return;
     }
-    if (name === 'base-url') {
-      this.#stylesheet.href = this.#fileUrl('calc/calculator.css');
-      return;
-    }
     if (name === 'gpt2-src') {
       this.#calc?.labs.get('gpt2')?.then((lab) => lab?.setSource(newValue));
       return;
@@ -336,37 +331,11 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
     else this.setAttribute('base-url', String(url));
   }
 
-  // The stylesheet did not load: the element still works, unstyled, and says which file, where
-  // from, and what the server answered (a <link> reports no status: asked again by fetch).
-  async #stylesheetFailed() {
-    const url = this.#stylesheet.href;
-    let answer;
-    try {
-      const response = await fetch(url, { credentials: 'same-origin' });
-      answer = response.ok ? `the server sent ${response.headers.get('content-type')?.split(';')[0] || 'no content type'}` : `HTTP ${response.status} ${response.statusText}`.trim();
-    } catch (error) {
-      answer = error.message;
-    }
-    this.#report(`attention-calc: could not load calculator.css from ${url}: ${answer}`);
-  }
-
   // This element's base URL: its base-url attribute, else AttentionCalcElement.baseUrl, else
   // null (the bundled files). A bad attribute throws, naming it.
   #base() {
     const attribute = this.getAttribute('base-url');
     return attribute === null || attribute.trim() === '' ? getDefaultBase() : toBase(attribute.trim());
-  }
-
-  // A file's URL for this element; a bad base-url attribute falls back to the default, and the
-  // start reports it.
-  #fileUrl(path) {
-    let base;
-    try {
-      base = this.#base();
-    } catch {
-      base = getDefaultBase();
-    }
-    return fileUrl(path, base).href;
   }
 
   get gpt2Src() { return this.getAttribute('gpt2-src'); }
@@ -454,8 +423,8 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
     if (!this.#pending && this.#mode() === 'practice') state.practice ??= emptyPractice();
     this.#calc = new Calculator({
       attn,
+      root: this.#root,
       labsAttn: () => loadAttention({ baseUrl: wasm }),
-      base,
       labOptions: { gpt2: { source: () => this.getAttribute('gpt2-src'), base }, learned: { base } },
       state,
       ...view,
@@ -477,8 +446,8 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
     this.#root.append(this.#calc.element);
     for (const [message, options] of this.#problems.splice(0)) this.#report(message, options);
     if (this.isConnected) {
-      // The labs' and the plot's modules load on first use. The labs' stylesheet cannot load
-      // outside the document: should the element leave first, ready stops waiting for them.
+      // The labs' and the plot's modules load on first use: should the element leave the page
+      // first, ready stops waiting for them.
       await Promise.race([this.#calc.settled, new Promise((resolve) => { this.#leftPage = resolve; })]);
       this.#leftPage = null;
     } else {

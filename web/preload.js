@@ -4,6 +4,7 @@
 import './assets.js';
 import './examples.js';
 import './calc/attributes.js';
+import './calc/calculator-styles.js';
 import './calc/calculator.js';
 import './calc/checks.js';
 import './calc/dom.js';

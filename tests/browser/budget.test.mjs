@@ -95,7 +95,7 @@ describe('every byte one embed transfers, gzip-compressed and with its headers, 
   });
 
   // The plot's, the exporters' and the labs' files, which load only with their panels.
-  const OPTIONAL = /\/(plot|export|labs)\b|labs\.css/;
+  const OPTIONAL = /\/(plot|export|labs)\b/; // labs\b: labs/ and labs-styles-*.js
 
   test('the full calculator (default panels) transfers ≤ 150 KB on the wire, KaTeX, CSS and fonts included', async () => {
     const sizes = await transferred(env, { body: '<attention-calc></attention-calc>' });

@@ -222,7 +222,7 @@ describe('the <attention-calc> element', () => {
   it('an element taken off the page after its core loaded, while its labs load, resolves ready and builds them once when put back', { timeout: 30000 }, async () => {
     let release;
     const held = new Promise((resolve) => { release = resolve; });
-    await context.route('**/labs/labs.css', async (route) => {
+    await context.route('**/labs/labs-styles.js', async (route) => {
       await held; // the labs wait for their stylesheet
       await route.continue();
     });
@@ -435,18 +435,42 @@ describe('the <attention-calc> element', () => {
     await ctx.close();
   });
 
-  // Issue 28: every file that fails to load is named, with its full URL and the server's answer.
-  it('names the file, its URL and the HTTP status when the stylesheet or the wasm does not load; a base-url elsewhere is followed', async () => {
-    const { page: p, context: ctx, problems: first } = await openPage(env.browser, {
-      initScript: () => document.addEventListener('error', (e) => { (window.reported ??= []).push(e.detail?.message); }, true),
+  // The styles are the element's own, adopted as constructed stylesheets: no .css file for a
+  // site's bundler to meet, styled under style-src 'self', and the labs' only with a lab.
+  it('carries its styles: styled under the strict CSP with no stylesheet request, the labs\' styles adopted with the first lab', async () => {
+    const requested = [];
+    page.on('request', (request) => requested.push(new URL(request.url()).pathname));
+    await page.goto(await scratch('<attention-calc id="w" panels="weights" loading="eager"></attention-calc>'));
+    await ready('#w');
+    const look = () => page.evaluate(() => {
+      const root = document.querySelector('#w').shadowRoot;
+      const lab = root.querySelector('.lab');
+      return { sheets: root.adoptedStyleSheets.length, styleElements: root.querySelectorAll('style, link').length,
+        display: getComputedStyle(root.host).display, font: getComputedStyle(root.querySelector('.calc')).fontFamily,
+        labMargin: lab ? getComputedStyle(lab).marginBottom : null };
     });
-    await p.route('**/calc/calculator.css', (route) => route.fulfill({ status: 404, body: 'missing' }));
-    await p.goto(await scratch('<attention-calc panels="weights"></attention-calc>', { ctx }));
-    await p.waitForFunction(() => window.reported?.some((m) => /calculator\.css/.test(m)), null, { timeout: 15_000 });
-    assert.match(await p.evaluate(() => window.reported.find((m) => /calculator\.css/.test(m))),
-      /^attention-calc: could not load calculator\.css from http:\/\/127\.0\.0\.1:\d+\/calc\/calculator\.css: HTTP 404 Not Found/);
-    await ctx.close();
-    // A base-url with nothing there: the wasm's failure names the file, the URL under it and the status.
+    const first = await look();
+    assert.deepEqual({ ...first, font: undefined }, { sheets: 1, styleElements: 0, display: 'block', font: undefined, labMargin: null });
+    assert.match(first.font, /^system-ui/);
+    assert.deepEqual(requested.filter((path) => /\.css$|labs-styles/.test(path)), []);
+    // The first lab brings the labs' styles, once, for every element.
+    await page.evaluate(async () => {
+      const w = document.querySelector('#w');
+      w.panels = 'weights cost';
+      await new Promise((resolve) => setTimeout(resolve));
+      await w.ready;
+    });
+    await page.locator('#w .cost-lab').waitFor();
+    const withLab = await look();
+    assert.equal(withLab.sheets, 2);
+    assert.notEqual(withLab.labMargin, '0px', 'the lab is styled');
+    assert.deepEqual(requested.filter((path) => /\.css$/.test(path)), []);
+    assert.equal(requested.filter((path) => /labs-styles/.test(path)).length, 1);
+    assert.deepEqual(problems, []);
+  });
+
+  // Issue 28: every file that fails to load is named, with its full URL and the server's answer.
+  it('names the file, its URL and the HTTP status when the wasm does not load under a base-url with nothing there', async () => {
     const { page: q, context: ctx2, problems: second } = await openPage(env.browser);
     await q.goto(await scratch('<attention-calc panels="weights" base-url="/elsewhere/"></attention-calc>', { ctx: ctx2 }));
     await ready('attention-calc', q);
@@ -454,10 +478,8 @@ describe('the <attention-calc> element', () => {
       /could not load calculator-simd\.wasm from http:\/\/127\.0\.0\.1:\d+\/elsewhere\/wasm\/calculator-simd\.wasm: HTTP 404/);
     await ctx2.close();
     // The browser's own lines for the 404s this test provokes, and nothing else.
-    for (const problems of [first, second]) {
-      assert.ok(problems.every((line) => /status of 404/.test(line)), problems.join('\n'));
-      problems.length = 0;
-    }
+    assert.ok(second.every((line) => /status of 404/.test(line)), second.join('\n'));
+    second.length = 0;
   });
 
   it('keeps XSS payloads inert in attributes, the hash, pasted text and postMessage', async () => {

@@ -76,7 +76,7 @@ describe('the npm package, packed, installed offline and bundled', { timeout: 60
 
   it('the tarball holds dist/ and the types, exports the element and attention.js, and needs nothing else at run time', () => {
     const files = packed.files.map((f) => f.path);
-    for (const path of ['dist/attention-calc.js', 'dist/calc/calculator.css', 'dist/wasm/attention-simd.wasm', 'dist/wasm/calculator-simd.wasm',
+    for (const path of ['dist/attention-calc.js', 'dist/wasm/attention-simd.wasm', 'dist/wasm/calculator-simd.wasm',
       'dist/wasm/attention-scalar.wasm', 'dist/attention.js', 'dist/attention.d.ts', 'dist/attention-calc.d.ts', 'dist/learned-heads.bin']) {
       assert.ok(files.includes(path), `the tarball holds ${path}`);
     }

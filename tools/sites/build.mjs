@@ -3,8 +3,8 @@
 // reveal.js deck and the iframe's page copy its dist/, as a page without a build step does.
 //
 //   vitepress/    VitePress (Vue), a Markdown page, base /course/: the theme imports the package
-//   docusaurus/   Docusaurus, classic preset (React), a Markdown page, baseUrl /course/: dist/
-//                 copied to static/, and loaded by a script tag
+//   docusaurus/   Docusaurus, classic preset (React), a Markdown page, baseUrl /course/: a client
+//                 module imports the package
 //   reveal/       a reveal.js deck whose second slide holds the widget
 //   iframe/       a lesson page of a platform that takes only an <iframe> (frame.html)
 //   vite/         Vite (vanilla), base /course/: `import 'attention-calc'` and the tags, nothing
@@ -45,7 +45,7 @@ const SOURCE = { 'next-webpack': 'next' };
 /** The environment `next build` and `next start` take for a Next.js site: where its build goes. */
 export const nextEnv = (site) => ({ NEXT_DIST_DIR: site === 'next-webpack' ? '.next-webpack' : '.next' });
 
-const GENERATED = new Set(['docusaurus/static/attention-calc', 'vitepress/.vitepress/cache', 'docusaurus/.docusaurus', 'vite/node_modules', 'vite-react/node_modules', 'next/.next', 'next/.next-webpack', 'next/next-env.d.ts', 'astro/.astro', 'astro/node_modules']);
+const GENERATED = new Set(['vitepress/.vitepress/cache', 'docusaurus/.docusaurus', 'vite/node_modules', 'vite-react/node_modules', 'next/.next', 'next/.next-webpack', 'next/next-env.d.ts', 'astro/.astro', 'astro/node_modules']);
 
 const sha = (...parts) => parts.reduce((h, p) => h.update(p), createHash('sha256')).digest('hex');
 const readStamp = (path) => (existsSync(path) ? readFileSync(path, 'utf8') : null);
@@ -87,10 +87,6 @@ const BUILDERS = {
     run('vitepress', ['build', 'vitepress', '--outDir', join(out, 'course')]);
   },
   docusaurus(out) {
-    // The copy of dist/ route. Imported from a client module, the package fails Docusaurus's
-    // build: its webpack rule for CSS also takes the stylesheets the element names by
-    // new URL('./….css', import.meta.url), and its CSS minimizer stops at "Unexpected '/'".
-    copy(join(PACKAGE, 'dist'), join(HERE, 'docusaurus/static/attention-calc'));
     run('docusaurus', ['build', 'docusaurus', '--out-dir', join(out, 'course')]);
   },
   reveal(out) {
@@ -168,6 +164,9 @@ export function buildSites({ force = false, log = () => {} } = {}) {
   const packageStamp = join(MODULES, '.attention-calc-package');
   if (force || readStamp(packageStamp) !== packed.integrity) {
     timed('npm install <tarball>', () => npm(['install', '--no-save', '--ignore-scripts', join(OUT, 'pack', packed.filename)], HERE));
+    // webpack's persistent cache (Docusaurus keeps one here) takes a package in node_modules to
+    // be unchanged while its version is: a new tarball of the same version would be ignored.
+    rmSync(join(MODULES, '.cache'), { recursive: true, force: true });
     writeFileSync(packageStamp, packed.integrity);
   }
 

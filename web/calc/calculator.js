@@ -1,8 +1,7 @@
 // The calculator: inputs, masks and mode in; every step, the heatmap, the hull plot, the checks
 // and the explanations out. It owns no math: each number comes from the core (attn).
 // It renders into any container: the page, or the shadow root of <attention-calc>.
-import { fileUrl } from '../assets.js';
-import { h } from './dom.js';
+import { adoptStyles, h } from './dom.js';
 import { explain } from './explain.js';
 import { copyText, saveSvg } from './files.js';
 import { MatrixGrid } from './grid.js';
@@ -57,13 +56,13 @@ export class Calculator {
    * @param {() => Promise<import('../attention.js').Attention>} [o.labsAttn]
    *   the full core, for the labs that need its lab functions (LABS_NEEDING_CORE), where `attn`
    *   is the calculator's module alone; default: `attn`
-   * @param {URL | null} [o.base]   the base URL of the widget's files (an author's), or null: the bundled ones
+   * @param {ShadowRoot | Document} [o.root]                where the calculator is shown: the labs' styles are adopted there
    * @param {Record<string, object>} [o.labOptions]           more options for a lab, by name (gpt2: { source })
    */
-  constructor({ attn, state, onChange = () => {}, onError = () => {}, link = () => location.href, readonly = false, precision = 3, panels = PANELS, labsAttn = async () => attn, labOptions = {}, base = null }) {
+  constructor({ attn, state, onChange = () => {}, onError = () => {}, link = () => location.href, readonly = false, precision = 3, panels = PANELS, labsAttn = async () => attn, labOptions = {}, root = document }) {
     this.attn = attn;
     this.labOptions = labOptions;
-    this.filesBase = base;
+    this.root = root;
     this.labsAttn = labsAttn;
     this.model = new CalculatorModel({ attn, state });
     this.onChange = onChange;
@@ -650,14 +649,12 @@ export class Calculator {
   }
 
   // The labs' stylesheet, fetched with the first lab; a lab is shown once it has loaded, so it
-  // never appears unstyled. A stylesheet that fails to load leaves the lab plain, not missing.
+  // never appears unstyled. One that fails to load leaves the lab plain, not missing, and is
+  // asked for again with the next lab.
   #labStyles() {
-    this.labStylesLoaded ??= new Promise((resolve) => {
-      const link = h('link', { rel: 'stylesheet', href: fileUrl('labs/labs.css', this.filesBase).href });
-      link.addEventListener('load', resolve, { once: true });
-      link.addEventListener('error', resolve, { once: true });
-      this.element.append(link);
-    });
+    this.labStylesLoaded ??= import('../labs/labs-styles.js').then(
+      ({ labsStyles }) => adoptStyles(this.root, labsStyles),
+      () => { this.labStylesLoaded = null; });
     return this.labStylesLoaded;
   }
 

@@ -30,6 +30,30 @@ export function svg(tag, props, ...children) {
   return build(document.createElementNS(SVG_NS, tag), props, children);
 }
 
+// One constructed stylesheet per text, shared by every element of the page: adopted sheets are
+// not governed by the page's CSP style-src (no inline style), and are parsed once, not once per
+// element. (Each window has its own copy of this module, so a sheet never crosses documents.)
+const sheets = new Map();
+
+/**
+ * Styles a shadow root with `css`, after the sheets it already has. Where constructed
+ * stylesheets are missing (Safari before 16.4), a <style> element instead, which a page with a
+ * strict CSP blocks: the widget then works unstyled.
+ */
+export function adoptStyles(root, css) {
+  if ('adoptedStyleSheets' in root && 'replaceSync' in CSSStyleSheet.prototype) {
+    let sheet = sheets.get(css);
+    if (!sheet) {
+      sheet = new CSSStyleSheet();
+      sheet.replaceSync(css);
+      sheets.set(css, sheet);
+    }
+    if (!root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+    return;
+  }
+  root.append(h('style', { text: css }));
+}
+
 /** Sub/superscript digits for labels such as v₁, z₂. */
 const SUB = '₀₁₂₃₄₅₆₇₈₉';
 export const sub = (k) => String(k).replace(/\d/g, (d) => SUB[d]);

@@ -1,6 +1,6 @@
 // Small SVG charts for the labs: rows of bars on one shared axis (histograms, softmax weights)
 // and a log-log scatter with a fitted line. Axes are labelled with units; text uses currentColor
-// so the charts follow the theme. Marks carry classes (series-…, point, fit) that labs.css
+// so the charts follow the theme. Marks carry classes (series-…, point, fit) that labs-styles.js
 // colours per theme from the Okabe–Ito palette, which stays distinct under the common
 // colour-vision deficiencies, at 3:1 or more against the chart's background.
 import { svg } from '../calc/dom.js';

@@ -1,3 +1,9 @@
+// The element's stylesheet, as text: the element adopts it into its shadow root as a constructed
+// stylesheet (adoptStyles in dom.js). Kept in a module, not a .css file, so that a site's bundler
+// takes it as code and never hands it to the site's own CSS pipeline (Docusaurus's webpack rule
+// for .css took a .css URL and stopped its build), and it arrives with the element: no request,
+// no unstyled moment. tools/dist.mjs minifies it.
+export const calculatorStyles = String.raw`
 /* attention-calc's look. Themable through the custom properties below. */
 /* Each colour is light-dark(light, dark): the theme attribute picks the color-scheme, "auto"
    (the default) follows the theme the page names (the element sets the page-dark or page-light
@@ -257,3 +263,4 @@ svg.plot .value-point circle:last-of-type { fill: var(--calc-accent); stroke: va
 .practice-verdict, .practice-detail { font-size: 0.9em; overflow-wrap: anywhere; }
 .practice-verdict.wrong { color: var(--calc-error); }
 .practice-verdict.right, .practice-verdict.carried { color: var(--calc-pass); }
+`;

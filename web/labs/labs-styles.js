@@ -1,5 +1,8 @@
-/* The lesson's labs: loaded with the first lab a widget shows, so an embed without labs does not
-   download it. The custom properties come from calculator.css. */
+// The labs' stylesheet, as text: imported with the first lab a widget shows, so an embed without
+// labs does not download it, and adopted into the element's shadow root beside the calculator's
+// (see calc/calculator-styles.js). tools/dist.mjs minifies it.
+export const labsStyles = String.raw`
+/* The custom properties come from the calculator's stylesheet. */
 .lab { margin: 2em 0 1em; padding-top: 0.5em; border-top: 1px solid var(--calc-cell-border); }
 .lab:first-child, .calc > .lab:first-of-type { border-top: none; }
 .lab.stale .lab-results, .lab.stale .chart-row, .lab.stale .heatmap-box { opacity: 0.4; filter: grayscale(0.6); }
@@ -201,3 +204,4 @@ svg.learned-map .cell-cursor { stroke: var(--calc-ink); stroke-width: 2; }
 .gpt2-cell .swatch.firstToken { background: #e36209; }
 .gpt2-cell .swatch.induction { background: #2da44e; }
 .gpt2-cell .swatch.none { background: #8c959f; }
+`;
