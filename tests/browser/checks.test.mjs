@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 
-import { AXE, openPage } from './chromium.mjs';
+import { axeViolations, openPage } from './chromium.mjs';
 import { servedPages } from './served.mjs';
 
 const SIZE = 320, PAD = 28; // the plot's viewBox and inner margin (plot.js)
@@ -119,15 +119,8 @@ describe('checks and hull plot', () => {
       await page.emulateMedia({ colorScheme: scheme });
       for (const state of states) {
         await open(`#${state}`);
-        await page.addScriptTag({ content: AXE });
         // The plot and the checks, inside the element's shadow root (axe's shadow-path selector).
-        const { violations, contrastChecked } = await page.evaluate(async () => {
-          const result = await window.axe.run({ include: [[['attention-calc#calculator', '.insight']]] });
-          return {
-            violations: result.violations.map((v) => `${v.id}: ${v.nodes.length} × ${v.nodes[0].target.join(' ')} (${v.help})`),
-            contrastChecked: result.passes.find((p) => p.id === 'color-contrast')?.nodes.length ?? 0,
-          };
-        });
+        const { violations, contrastChecked } = await axeViolations(page, { include: [[['attention-calc#calculator', '.insight']]] });
         assert.deepEqual(violations, [], `${scheme}: ${state}`);
         assert.ok(contrastChecked >= 5, `axe saw the checks' text (${contrastChecked} contrast checks)`);
       }

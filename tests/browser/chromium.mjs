@@ -5,8 +5,24 @@ import { createRequire } from 'node:module';
 import { afterEach } from 'node:test';
 import { chromium } from 'playwright-core';
 
-/** axe-core's script, to inject into a page opened with bypassCSP (addScriptTag({ content: AXE })). */
-export const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core run in `page` (opened with bypassCSP, so its script can be injected) over `context`
+ * (axe's: a selector, or { include } with paths into shadow roots; default the whole document):
+ * its violations, each as "id: nodes × where (help)", and how many nodes the colour-contrast
+ * rule passed (to show it saw the text).
+ */
+export async function axeViolations(page, context = null) {
+  await page.addScriptTag({ content: AXE });
+  return page.evaluate(async (within) => {
+    const result = await window.axe.run(within ?? document);
+    return {
+      violations: result.violations.map((v) => `${v.id}: ${v.nodes.length} × ${v.nodes.map((n) => n.target.join(' ')).join(', ')} (${v.help})`),
+      contrastChecked: result.passes.find((rule) => rule.id === 'color-contrast')?.nodes.length ?? 0,
+    };
+  }, context);
+}
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean);
 

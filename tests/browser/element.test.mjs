@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 import { startServer } from '../../tools/serve.mjs';
 import { readFixture, referenceAttention } from '../js/helpers.mjs';
-import { AXE, noProblemsAfterEach, openPage } from './chromium.mjs';
+import { axeViolations, noProblemsAfterEach, openPage } from './chromium.mjs';
 import { coursePage, servedPages } from './served.mjs';
 
 const spec = readFixture('worked-example.json');
@@ -582,12 +582,7 @@ describe('the <attention-calc> element', () => {
       await page.goto(`${env.url}${path}`);
       await scrollThrough();
       await page.evaluate(() => window.scrollTo(0, 0));
-      await page.addScriptTag({ content: AXE });
-      const violations = await page.evaluate(async () => {
-        const result = await window.axe.run(document, { resultTypes: ['violations'] });
-        return result.violations.map((v) => `${v.id}: ${v.nodes.length} × ${v.nodes[0].target.join(' ')} (${v.help})`);
-      });
-      assert.deepEqual(violations, [], path);
+      assert.deepEqual((await axeViolations(page)).violations, [], path);
     }
   });
 

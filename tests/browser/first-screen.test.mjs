@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { afterEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { AXE, noProblemsAfterEach, openPage } from './chromium.mjs';
+import { axeViolations, noProblemsAfterEach, openPage } from './chromium.mjs';
 import { servedWeb } from './served.mjs';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
@@ -100,8 +100,6 @@ describe('the first screen', () => {
 
   it('axe-core reports no violations in the calculator at 390 px', async () => {
     const { page } = await open(390, 844, { bypassCSP: true });
-    await page.addScriptTag({ content: AXE });
-    const violations = await page.evaluate(async () => (await window.axe.run({ include: [['#calculator']] }, { resultTypes: ['violations'] })).violations.map((v) => `${v.id}: ${v.nodes.length} × ${v.nodes[0].target.join(' ')} (${v.help})`));
-    assert.deepEqual(violations, []);
+    assert.deepEqual((await axeViolations(page, '#calculator')).violations, []);
   });
 });

@@ -16,7 +16,7 @@ import { format } from '../../web/calc/format.js';
 import { colour } from '../../web/calc/heatmap.js';
 import { ROLES, ROLE_THRESHOLD } from '../../web/labs/learned-roles.js';
 import { GPT2_SENTENCE, gpt2Label, gridText, lessonCheck, pytorchScript, strongestRole } from '../../web/labs/gpt2-panel.js';
-import { AXE, noProblemsAfterEach, openPage } from './chromium.mjs';
+import { axeViolations, noProblemsAfterEach, openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
 const FIXTURES = fileURLToPath(new URL('../../build-fixtures/gpt2/', import.meta.url));
@@ -498,10 +498,7 @@ describe('the GPT-2 panel (exercise 4)', () => {
         await a.page.setViewportSize({ width: 360, height: 800 });
         await open(` theme="${theme}" gpt2-src="${env.url}models/d64-f32/model.safetensors"`, a.page, a.context);
         await waitForHeads(LAST, a.page);
-        await a.page.addScriptTag({ content: AXE });
-        const violations = await a.page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] }))
-          .violations.map((v) => `${v.id}: ${v.nodes.length} × ${v.nodes[0].target.join(' ')} (${v.help})`));
-        assert.deepEqual(violations, [], theme);
+        assert.deepEqual((await axeViolations(a.page)).violations, [], theme);
         assert.equal(await a.page.evaluate(() => document.documentElement.scrollWidth), 360, theme);
         await a.page.screenshot({ path: `test-results/gpt2-panel-360-${theme}.png`, fullPage: true }).catch(() => {});
         assert.deepEqual(a.problems, []);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 
-import { AXE, openPage } from './chromium.mjs';
+import { axeViolations, openPage } from './chromium.mjs';
 import { coursePage, servedPages } from './served.mjs';
 
 const number = (text) => parseFloat(text.replace('−', '-').replace(/,/g, ''));
@@ -296,9 +296,7 @@ describe('the lesson labs', () => {
         return found;
       });
       assert.deepEqual(panels, ['calculator', 'heads', 'cost', 'scaling', 'construct', 'learned', 'gpt2']);
-      await p.addScriptTag({ content: AXE });
-      const violations = await p.evaluate(async () => (await window.axe.run(document)).violations.map((v) => `${v.id}: ${v.nodes.length}`));
-      assert.deepEqual(violations, []);
+      assert.deepEqual((await axeViolations(p)).violations, []);
       // A phone: every lab fits in 360 px, wide matrices scroll inside their own boxes.
       await p.setViewportSize({ width: 360, height: 800 });
       assert.equal(await p.evaluate(() => document.documentElement.scrollWidth), 360);

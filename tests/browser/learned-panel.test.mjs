@@ -14,7 +14,7 @@ import { loadAttention } from '../../web/attention.js';
 import { format } from '../../web/calc/format.js';
 import { ROLE_THRESHOLD as THRESHOLD } from '../../web/labs/learned-roles.js';
 import { colour } from '../../web/calc/heatmap.js';
-import { AXE, openPage } from './chromium.mjs';
+import { axeViolations, openPage } from './chromium.mjs';
 import { coursePage, servedPages } from './served.mjs';
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
@@ -334,9 +334,7 @@ describe('look inside a trained model', () => {
       const a = await openPage(env.browser, { bypassCSP: true });
       try {
         await open(` theme="${theme}"`, a.page, a.context);
-        await a.page.addScriptTag({ content: AXE });
-        const run = () => a.page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] }))
-          .violations.map((v) => `${v.id}: ${v.nodes.length} × ${v.nodes[0].target.join(' ')} (${v.help})`));
+        const run = async () => (await axeViolations(a.page)).violations;
         assert.deepEqual(await run(), [], theme);
         await lab(a.page).getByLabel('Text the model reads').fill('Hello, World');
         await lab(a.page).getByLabel('Text the model reads').press('Enter');

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 
 import { startServer } from '../../tools/serve.mjs';
-import { AXE, launchChromium, openPage } from './chromium.mjs';
+import { axeViolations, launchChromium, openPage } from './chromium.mjs';
 import { coursePage, servedPages, servedWeb } from './served.mjs';
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
@@ -187,9 +187,7 @@ describe('train in this browser', () => {
         await a.page.waitForFunction(() => /step [1-9]\d{2}/.test(document.querySelector('attention-calc').shadowRoot.querySelector('.train-progress')?.textContent), null, { timeout: 60_000 });
         await training(a.page).getByRole('button', { name: 'Stop' }).click();
         await a.page.evaluate(() => { document.querySelector('attention-calc').shadowRoot.querySelector('.train-values').open = true; });
-        await a.page.addScriptTag({ content: AXE });
-        const violations = await a.page.evaluate(async () => (await window.axe.run(document)).violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
-        assert.deepEqual(violations, [], theme);
+        assert.deepEqual((await axeViolations(a.page)).violations, [], theme);
         assert.equal(await a.page.evaluate(() => document.documentElement.scrollWidth), 360, `${theme}: no sideways scroll at 360 px`);
         await training(a.page).screenshot({ path: `test-results/learned-train-360-${theme}.png` }).catch(() => {});
       }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 
-import { AXE, openPage } from './chromium.mjs';
+import { axeViolations, openPage } from './chromium.mjs';
 import { coursePage, servedPages } from './served.mjs';
 
 
@@ -215,9 +215,7 @@ describe('the labs as a learner sees them', () => {
       for (const theme of ['light', 'dark']) {
         const labs = ['scaling', 'heads', 'construct'].map((panel) => `<attention-calc panels="${panel}" theme="${theme}"></attention-calc>`).join('');
         await open(`<main><h1>A lesson</h1>${labs}</main>`, p, axePage.context);
-        await p.addScriptTag({ content: AXE });
-        const violations = await p.evaluate(async () => (await window.axe.run(document)).violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
-        assert.deepEqual(violations, [], theme);
+        assert.deepEqual((await axeViolations(p)).violations, [], theme);
       }
       assert.deepEqual(axePage.problems, []);
     } finally {

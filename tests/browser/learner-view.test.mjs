@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 
-import { AXE, noProblemsAfterEach, openPage } from './chromium.mjs';
+import { axeViolations, noProblemsAfterEach, openPage } from './chromium.mjs';
 import { servedWeb } from './served.mjs';
 
 
@@ -177,12 +177,7 @@ describe('the learner\'s view', () => {
     it(`axe-core reports no violations on the calculator page, ${colorScheme} theme, with the steps one at a time`, async () => {
       const { page, calc } = await open({ colorScheme, bypassCSP: true }); // bypassCSP: to inject axe
       await toEight(calc);
-      await page.addScriptTag({ content: AXE });
-      const violations = await page.evaluate(async () => {
-        const result = await window.axe.run(document.querySelector('#calculator'), { resultTypes: ['violations'] });
-        return result.violations.map((v) => `${v.id}: ${v.nodes.length} × ${v.nodes[0].target.join(' ')} (${v.help})`);
-      });
-      assert.deepEqual(violations, []);
+      assert.deepEqual((await axeViolations(page, '#calculator')).violations, []);
     });
   }
 });

@@ -6,7 +6,7 @@ import { afterEach, describe, it } from 'node:test';
 
 import fc from 'fast-check';
 
-import { AXE, noProblemsAfterEach, openPage } from './chromium.mjs';
+import { axeViolations, noProblemsAfterEach, openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
 // The steps by the result's field names (attention.d.ts), and the lesson's word each cell is named by.
@@ -374,12 +374,7 @@ describe('practice mode', () => {
       await cell(calc, 'scores', 0, 0).waitFor();
       await cell(calc, 'scores', 1, 1).focus();
       assert.equal(await calc.getByRole('button', { name: 'Change sign' }).count(), 1, 'the ± key is checked too');
-      await page.addScriptTag({ content: AXE });
-      const violations = await page.evaluate(async () => {
-        const result = await window.axe.run(document.querySelector('#calculator'), { resultTypes: ['violations'] });
-        return result.violations.map((v) => `${v.id}: ${v.nodes.length} × ${v.nodes[0].target.join(' ')} (${v.help})`);
-      });
-      assert.deepEqual(violations, []);
+      assert.deepEqual((await axeViolations(page, '#calculator')).violations, []);
     });
   }
 
