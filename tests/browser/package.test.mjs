@@ -56,7 +56,7 @@ describe('the npm package, packed, installed offline and bundled', { timeout: 60
       format: 'esm',
       logLevel: 'silent', // no --external:'node:*': dist/ has no Node-only import left to leave out
     });
-    // The element finds its wasm, stylesheets and fonts beside its script, which is now the
+    // The element finds its wasm and workers beside its script, which is now the
     // bundle: every folder of the package's dist/ goes there (cp -r …/dist/*/ public/).
     for (const entry of readdirSync(join(pkg, 'dist'), { withFileTypes: true })) {
       if (entry.isDirectory()) cpSync(join(pkg, 'dist', entry.name), join(pub, entry.name), { recursive: true });
