@@ -47,6 +47,12 @@ inline std::size_t size_arg(const val& args, const char* key) {
   return whole_number<std::size_t>(args[key].as<double>(), key);
 }
 
+// A count the core checks against its range itself: 64-bit, so a value a 32-bit size_t would
+// wrap (2³² + 1) reaches that check as given.
+inline std::uint64_t count_arg(const val& args, const char* key) {
+  return whole_number<std::uint64_t>(args[key].as<double>(), key);
+}
+
 // A seed: attention.js passes a whole number from 0 to 2⁵³ − 1, exact in a double.
 inline std::uint64_t seed_arg(const val& args) { return whole_number<std::uint64_t>(args["seed"].as<double>(), "seed"); }
 

@@ -50,8 +50,9 @@ attn::Scaling scaling_arg(const val& args) {
 // alone, so a page can show why each cell is hidden even while Q, K or V cannot be computed.
 val mask_reasons(val args) {
   return guarded([&] {
-    const std::size_t n = size_arg(args, "n"), m = size_arg(args, "m");
-    attn::validate_score_shape(n, m);
+    const std::uint64_t n_given = count_arg(args, "n"), m_given = count_arg(args, "m");
+    attn::validate_score_shape(n_given, m_given);  // before either narrows to a size_t
+    const auto n = std::size_t(n_given), m = std::size_t(m_given);
     const attn::Mask mask = mask_arg(args);
     attn::validate_mask(mask, n, m);
     val out = val::object();
@@ -94,7 +95,7 @@ val attention(val args) {
     if (!args["hullX"].isUndefined()) {
       const double y = args["hullY"].as<double>();
       checks.set("plotHull", index_array(attn::convex_hull_of_columns(
-                                 v, size_arg(args, "hullX"), y < 0 ? attn::kNoColumn : size_arg(args, "hullY"))));
+                                 v, count_arg(args, "hullX"), y < 0 ? attn::kNoColumn : count_arg(args, "hullY"))));
     }
     out.set("checks", checks);
     return out;
@@ -188,7 +189,7 @@ val limits() {
   out.set("maxTimingN", double(attn::limits::kMaxTimingN));
   out.set("maxTimingRepeats", double(attn::limits::kMaxTimingRepeats));
   out.set("maxConstructTokens", double(attn::limits::kMaxConstructTokens));
-  out.set("maxPeakIterations", std::min(double(std::numeric_limits<std::size_t>::max()), kMaxExactInteger));
+  out.set("maxPeakIterations", double(attn::limits::kMaxPeakIterations));
   return out;
 }
 

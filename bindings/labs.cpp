@@ -47,7 +47,7 @@ val multi_head(val args) {
     p.bk = floats_arg(args, "bk");
     p.bv = floats_arg(args, "bv");
     p.bo = floats_arg(args, "bo");
-    p.heads = size_arg(args, "heads");
+    p.heads = count_arg(args, "heads");
     const attn::MultiHeadResult r = attn::multi_head_attention(x, p, mask_arg(args));
     val out = val::object();
     out.set("q", float32_array(r.q.data));
@@ -75,7 +75,7 @@ val parameter_count(double d_model, double heads, bool bias) {
 // args: { rows, cols, seed, std } → { data: Float32Array (rows×cols) }
 val normal_matrix(val args) {
   return guarded([&] {
-    const attn::Matrix m = attn::normal_matrix(size_arg(args, "rows"), size_arg(args, "cols"),
+    const attn::Matrix m = attn::normal_matrix(count_arg(args, "rows"), count_arg(args, "cols"),
                                                seed_arg(args),
                                                args["std"].as<double>());
     val out = val::object();
@@ -124,11 +124,11 @@ val softmax_row_result(const attn::SoftmaxRow& r) {
 val scaling_experiment(val args) {
   return guarded([&] {
     attn::ScalingOptions o;
-    o.dk = size_arg(args, "dk");
-    o.pairs = size_arg(args, "pairs");
+    o.dk = count_arg(args, "dk");
+    o.pairs = count_arg(args, "pairs");
     o.seed = seed_arg(args);
-    o.bins = size_arg(args, "bins");
-    o.row = size_arg(args, "row");
+    o.bins = count_arg(args, "bins");
+    o.row = count_arg(args, "row");
     const attn::ScalingResult r = attn::scaling_experiment(o);
     val softmax = val::object();
     softmax.set("scores", float64_array(r.scores));
@@ -158,9 +158,9 @@ val row_measure(const attn::RowMeasure& m, bool share) {
 val scaling_row_study(val args) {
   return guarded([&] {
     attn::RowStudyOptions o;
-    o.dk = size_arg(args, "dk");
-    o.rows = size_arg(args, "rows");
-    o.row = size_arg(args, "row");
+    o.dk = count_arg(args, "dk");
+    o.rows = count_arg(args, "rows");
+    o.row = count_arg(args, "row");
     o.seed = seed_arg(args);
     o.threshold = args["threshold"].as<double>();
     const attn::RowStudy r = attn::scaling_row_study(o);
@@ -205,9 +205,9 @@ val constructed_head(val args) {
 val time_attention(val args) {
   return guarded([&] {
     attn::TimingOptions o;
-    o.n = size_arg(args, "n");
-    o.d = size_arg(args, "d");
-    o.repeats = size_arg(args, "repeats");
+    o.n = count_arg(args, "n");
+    o.d = count_arg(args, "d");
+    o.repeats = count_arg(args, "repeats");
     o.seed = seed_arg(args);
     const attn::TimingResult r = attn::time_attention(o);
     val out = val::object();
@@ -231,14 +231,13 @@ OutputBuffers& output_buffers() {
 }
 
 attn::OutputShape output_shape(double n, double m, double d, double dv) {
-  return {whole_number<std::size_t>(n, "n"), whole_number<std::size_t>(m, "m"), whole_number<std::size_t>(d, "d"),
-          whole_number<std::size_t>(dv, "dv")};
+  return attn::output_shape(whole_number<std::uint64_t>(n, "n"), whole_number<std::uint64_t>(m, "m"),
+                            whole_number<std::uint64_t>(d, "d"), whole_number<std::uint64_t>(dv, "dv"));
 }
 
 val prepare_output(double n, double m, double d, double dv) {
   return guarded([&] {
-    const attn::OutputShape s = output_shape(n, m, d, dv);
-    attn::validate_output_shape(s);  // before the buffers grow
+    const attn::OutputShape s = output_shape(n, m, d, dv);  // checked before the buffers grow
     OutputBuffers& b = output_buffers();
     b.q.resize(s.n * s.d);
     b.k.resize(s.m * s.d);
@@ -292,7 +291,7 @@ val fit_power_law(const val& args) {
 val peak_mul_add(double iterations) {
   return guarded([&] {
     val out = val::object();
-    out.set("value", attn::kernels::peak_mul_add(whole_number<std::size_t>(iterations, "iterations")));
+    out.set("value", attn::kernels::peak_mul_add(whole_number<std::uint64_t>(iterations, "iterations")));
     return out;
   });
 }

@@ -54,14 +54,14 @@ std::vector<std::size_t> convex_hull_2d(const MatrixView& points) {
   return hull;
 }
 
-std::vector<std::size_t> convex_hull_of_columns(const MatrixView& points, std::size_t x, std::size_t y) {
-  if (x >= points.cols || (y != kNoColumn && y >= points.cols)) {
-    throw Error("the hull's columns must be among the points' " + std::to_string(points.cols));
-  }
+std::vector<std::size_t> convex_hull_of_columns(const MatrixView& points, std::uint64_t x, std::uint64_t y) {
+  if (points.cols == 0) throw Error("the points have no column to plot");
+  validate_range("the plot's x column", x, 0, points.cols - 1);
+  if (y != kNoColumn) validate_range("the plot's y column", y, 0, points.cols - 1);
   Matrix plotted(points.rows, 2);
   for (std::size_t j = 0; j < points.rows; ++j) {
-    plotted(j, 0) = points(j, x);
-    plotted(j, 1) = y == kNoColumn ? 0.0f : points(j, y);
+    plotted(j, 0) = points(j, std::size_t(x));  // in range, so it fits a size_t
+    plotted(j, 1) = y == kNoColumn ? 0.0f : points(j, std::size_t(y));
   }
   return convex_hull_2d(plotted);
 }

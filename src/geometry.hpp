@@ -3,6 +3,7 @@
 // (checks.hpp) and the hull the plot draws: the 2-D hull, a point-in-polygon test, and the
 // distance from a point to the hull of any number of points in any dimension.
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -17,12 +18,13 @@ namespace attn {
 std::vector<std::size_t> convex_hull_2d(const MatrixView& points);
 
 // No column: convex_hull_of_columns puts every point at y = 0.
-inline constexpr std::size_t kNoColumn = static_cast<std::size_t>(-1);
+inline constexpr std::uint64_t kNoColumn = ~std::uint64_t{0};
 
 // convex_hull_2d of the points (x_j, y_j) = (points(j, x), points(j, y)), as a plot of two of
 // the points' coordinates shows them; y = kNoColumn puts every point on y = 0 (one coordinate).
-// Throws attn::Error for a column out of range.
-std::vector<std::size_t> convex_hull_of_columns(const MatrixView& points, std::size_t x, std::size_t y);
+// Throws attn::Error for a column out of range ("the plot's y column must be a whole number
+// from 0 to 2 (got 3)"); 64-bit, so the check sees a column as its caller gave it.
+std::vector<std::size_t> convex_hull_of_columns(const MatrixView& points, std::uint64_t x, std::uint64_t y);
 
 // Is (x, y) inside the convex polygon `hull` (convex_hull_2d of the rows of `points`, m×2), or
 // within `tol` of it? A hull of one point is a point, of two a segment.

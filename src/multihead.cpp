@@ -33,7 +33,7 @@ void validate_params(const MatrixView& x, const MultiHeadParams& p) {
   validate_bias("b_V", p.bv.data(), p.bv.size(), d);
   validate_bias("b_O", p.bo.data(), p.bo.size(), d);
   validate_heads(d, p.heads);
-  const std::uint64_t weights = std::uint64_t(p.heads) * x.rows * x.rows;
+  const std::uint64_t weights = p.heads * x.rows * x.rows;
   if (weights > limits::kMaxScoreEntries) {
     throw Error(std::to_string(p.heads) + " heads over " + std::to_string(x.rows) +
                 " tokens need " + std::to_string(weights) +
@@ -63,7 +63,7 @@ Matrix project(const MatrixView& x, const Matrix& w, const std::vector<float>& b
 MultiHeadResult multi_head_attention(const MatrixView& x, const MultiHeadParams& params,
                                      const Mask& mask) {
   validate_params(x, params);
-  const std::size_t n = x.rows, d = x.cols, h = params.heads, d_k = d / h;
+  const std::size_t n = x.rows, d = x.cols, h = std::size_t(params.heads), d_k = d / h;  // h validated
   validate_mask(mask, n, n);
 
   MultiHeadResult r;

@@ -17,7 +17,8 @@ namespace attn {
 struct MultiHeadParams {
   Matrix wq, wk, wv, wo;                // d_model×d_model each
   std::vector<float> bq, bk, bv, bo;    // d_model entries each, or empty for no bias
-  std::size_t heads = 1;                // h; d_model must be divisible by h
+  std::uint64_t heads = 1;              // h, 1..limits::kMaxHeads, dividing d_model; 64-bit as a
+                                        // caller gives it, so the check sees the value itself
 };
 
 struct MultiHeadResult {

@@ -65,7 +65,7 @@ void fill_normal(float* out, std::size_t count, Rng& rng, double sigma) {
   for (std::size_t i = 0; i < count; ++i) out[i] = float(sigma * rng.normal());
 }
 
-Matrix normal_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed, double sigma) {
+Matrix normal_matrix(std::uint64_t rows, std::uint64_t cols, std::uint64_t seed, double sigma) {
   validate_range("rows", rows, 1, limits::kMaxNormalSide);
   validate_range("cols", cols, 1, limits::kMaxNormalSide);
   char shown[32];
@@ -74,7 +74,8 @@ Matrix normal_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed, dou
     throw Error(std::string("std must be a finite number greater than 0, got ") + shown);
   }
   Rng rng(seed);
-  Matrix m(rows, cols);
+  const auto r = std::size_t(rows), c = std::size_t(cols);  // in range, so each fits a size_t
+  Matrix m(r, c);
   fill_normal(m.data.data(), m.data.size(), rng, sigma);
   // A large std can push a draw past float32's range: an error, never an Infinity entry.
   for (const float x : m.data) {

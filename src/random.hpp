@@ -38,7 +38,8 @@ void fill_normal(float* out, std::size_t count, Rng& rng, double sigma = 1.0);
 
 // rows×cols entries drawn from N(0, sigma²) in row-major order from Rng(seed), rounded to
 // float32 (what the core computes with). Throws attn::Error unless rows and cols are in
-// 1..limits::kMaxNormalSide and sigma is finite and > 0.
-Matrix normal_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed, double sigma = 1.0);
+// 1..limits::kMaxNormalSide and sigma is finite and > 0. The sizes are 64-bit, as a caller gives
+// them, so the check sees the value itself (a 32-bit size_t would have wrapped 2³² + 1 to 1).
+Matrix normal_matrix(std::uint64_t rows, std::uint64_t cols, std::uint64_t seed, double sigma = 1.0);
 
 }  // namespace attn

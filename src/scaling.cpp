@@ -130,15 +130,16 @@ RowStudy scaling_row_study(const RowStudyOptions& options) {
   if (!(std::isfinite(options.threshold) && options.threshold > 0.0)) {
     throw Error("threshold must be a finite number greater than 0");
   }
-  const std::size_t n = options.row;
-  const double root = std::sqrt(double(options.dk));
+  // In range, so each fits a size_t.
+  const auto n = std::size_t(options.row), rows = std::size_t(options.rows), dk = std::size_t(options.dk);
+  const double root = std::sqrt(double(dk));
   // A stream per d_k (Rng spreads the seed with splitmix64), apart from scaling_experiment's.
-  Rng rng(options.seed ^ (0xd1b54a32d192ed03ULL * (std::uint64_t(options.dk) + 1)));
+  Rng rng(options.seed ^ (0xd1b54a32d192ed03ULL * (options.dk + 1)));
   std::vector<double> s(n), scaled(n);
-  std::vector<double> grad_u(options.rows), grad_s(options.rows), ent_u(options.rows), ent_s(options.rows);
-  for (std::size_t r = 0; r < options.rows; ++r) {
+  std::vector<double> grad_u(rows), grad_s(rows), ent_u(rows), ent_s(rows);
+  for (std::size_t r = 0; r < rows; ++r) {
     for (std::size_t j = 0; j < n; ++j) {
-      const double norm_q = std::sqrt(chi_square(rng, options.dk));
+      const double norm_q = std::sqrt(chi_square(rng, dk));
       s[j] = norm_q * rng.normal();
       scaled[j] = s[j] / root;
     }
@@ -168,12 +169,14 @@ ScalingResult scaling_experiment(const ScalingOptions& options) {
     throw Error("row needs " + std::to_string(options.row) + " scores but pairs is " +
                 std::to_string(options.pairs) + ": take at least as many pairs as the row has scores");
   }
-  const std::size_t d = options.dk;
+  // In range, so each fits a size_t.
+  const auto d = std::size_t(options.dk), pairs = std::size_t(options.pairs), bins = std::size_t(options.bins);
+  const auto row = std::ptrdiff_t(options.row);
   const double root = std::sqrt(double(d));
 
   Rng rng(options.seed);
-  std::vector<double> q(d), s(options.pairs), scaled(options.pairs);
-  for (std::size_t p = 0; p < options.pairs; ++p) {
+  std::vector<double> q(d), s(pairs), scaled(pairs);
+  for (std::size_t p = 0; p < pairs; ++p) {
     for (double& x : q) x = rng.normal();
     double dot = 0.0;
     for (std::size_t t = 0; t < d; ++t) dot += q[t] * rng.normal();
@@ -184,11 +187,11 @@ ScalingResult scaling_experiment(const ScalingOptions& options) {
   ScalingResult r;
   r.options = options;
   r.expected_std = root;
-  r.unscaled = summarize(s, 4.0 * root, options.bins);
-  r.scaled = summarize(scaled, 4.0, options.bins);
-  r.scores.assign(s.begin(), s.begin() + std::ptrdiff_t(options.row));
+  r.unscaled = summarize(s, 4.0 * root, bins);
+  r.scaled = summarize(scaled, 4.0, bins);
+  r.scores.assign(s.begin(), s.begin() + row);
   r.softmax_unscaled = softmax_row(r.scores);
-  r.softmax_scaled = softmax_row({scaled.begin(), scaled.begin() + std::ptrdiff_t(options.row)});
+  r.softmax_scaled = softmax_row({scaled.begin(), scaled.begin() + row});
   r.max_entropy = portable_log(double(options.row));
   return r;
 }

@@ -15,12 +15,14 @@
 
 namespace attn {
 
+// Counts are 64-bit, as a caller gives them, so that the range checks see the value itself: on
+// wasm32 a size_t would have wrapped 2³² + 1 to 1 before any check.
 struct ScalingOptions {
-  std::size_t dk = 64;       // 1..limits::kMaxScalingDk
-  std::size_t pairs = 10000; // 1..limits::kMaxScalingPairs, and at least `row`
+  std::uint64_t dk = 64;       // 1..limits::kMaxScalingDk
+  std::uint64_t pairs = 10000; // 1..limits::kMaxScalingPairs, and at least `row`
   std::uint64_t seed = 0;
-  std::size_t bins = 40;     // 1..limits::kMaxScalingBins
-  std::size_t row = 64;      // scores in the softmax row, 2..limits::kMaxScalingRow
+  std::uint64_t bins = 40;     // 1..limits::kMaxScalingBins
+  std::uint64_t row = 64;      // scores in the softmax row, 2..limits::kMaxScalingRow
 };
 
 struct SampleSummary {
@@ -67,10 +69,10 @@ struct SoftmaxRowMeasures {
 };
 SoftmaxRowMeasures softmax_row_measures(const double* scores, std::size_t n);
 
-struct RowStudyOptions {
-  std::size_t dk = 64;       // 1..limits::kMaxScalingDk
-  std::size_t rows = 1000;   // 1..limits::kMaxScalingRows
-  std::size_t row = 64;      // scores per row, 2..limits::kMaxScalingRow
+struct RowStudyOptions {  // counts 64-bit, as in ScalingOptions
+  std::uint64_t dk = 64;       // 1..limits::kMaxScalingDk
+  std::uint64_t rows = 1000;   // 1..limits::kMaxScalingRows
+  std::uint64_t row = 64;      // scores per row, 2..limits::kMaxScalingRow
   std::uint64_t seed = 0;
   double threshold = 0.01;   // a row "passes almost no gradient" below this norm; finite, > 0
 };

@@ -34,10 +34,11 @@ TimingResult time_attention(const TimingOptions& options) {
   validate_range("n", options.n, 1, limits::kMaxTimingN);
   validate_range("d", options.d, 1, limits::kMaxCols);
   validate_range("repeats", options.repeats, 1, limits::kMaxTimingRepeats);
+  const auto n = std::size_t(options.n), d = std::size_t(options.d);  // in range, so each fits a size_t
   Rng rng(options.seed);
-  const Matrix q = normals(options.n, options.d, rng);
-  const Matrix k = normals(options.n, options.d, rng);
-  const Matrix v = normals(options.n, options.d, rng);
+  const Matrix q = normals(n, d, rng);
+  const Matrix k = normals(n, d, rng);
+  const Matrix v = normals(n, d, rng);
 
   const auto run = [&](std::size_t iterations) {
     const double start = monotonic_seconds();
@@ -57,7 +58,7 @@ TimingResult time_attention(const TimingOptions& options) {
     elapsed = run(result.iterations);
   }
   double best = elapsed;
-  for (std::size_t r = 1; r < options.repeats; ++r) {
+  for (std::uint64_t r = 1; r < options.repeats; ++r) {
     const double t = run(result.iterations);
     if (t > 0.0 && t < best) best = t;
   }

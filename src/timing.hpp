@@ -9,10 +9,11 @@
 
 namespace attn {
 
+// Counts are 64-bit, as a caller gives them, so that the range checks see the value itself.
 struct TimingOptions {
-  std::size_t n = 64;        // tokens, 1..limits::kMaxTimingN (n×n must fit the explaining path)
-  std::size_t d = 64;        // d_k = d_v, 1..limits::kMaxCols
-  std::size_t repeats = 1;   // 1..limits::kMaxTimingRepeats
+  std::uint64_t n = 64;        // tokens, 1..limits::kMaxTimingN (n×n must fit the explaining path)
+  std::uint64_t d = 64;        // d_k = d_v, 1..limits::kMaxCols
+  std::uint64_t repeats = 1;   // 1..limits::kMaxTimingRepeats
   std::uint64_t seed = 0;
 };
 

@@ -13,7 +13,7 @@
 
 namespace attn {
 
-std::string count(std::size_t n, const char* one, const char* many) {
+std::string count(std::uint64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
@@ -54,6 +54,10 @@ void validate_shape(const char* name, std::uint64_t rows, std::uint64_t cols) {
 }
 
 void validate_score_shape(std::uint64_t n, std::uint64_t m) {
+  if (n == 0 || m == 0) {
+    throw Error("Q has " + std::to_string(n) + " rows and K has " + std::to_string(m) + ": the " + shape(n, m) +
+                " attention matrix is empty: it needs at least one query and one key");
+  }
   // n, m <= kMaxRows (2^16) first, so n·m cannot wrap.
   if (n > limits::kMaxRows || m > limits::kMaxRows || n * m > limits::kMaxScoreEntries) {
     throw Error("Q has " + std::to_string(n) + " rows and K has " + std::to_string(m) + ": the " + shape(n, m) +
@@ -142,11 +146,7 @@ std::string quoted(std::string_view text) {
 }
 
 void validate_heads(std::uint64_t d_model, std::uint64_t heads) {
-  if (heads == 0) throw Error("heads must be at least 1");
-  if (heads > limits::kMaxHeads) {
-    throw Error(std::to_string(heads) + " heads is over the limit of " +
-                std::to_string(limits::kMaxHeads));
-  }
+  validate_range("heads", heads, 1, limits::kMaxHeads);
   if (d_model % heads != 0) {
     throw Error("d_model " + std::to_string(d_model) + " is not divisible by " +
                 std::to_string(heads) + " heads: each head needs d_k = d_model / h columns");

@@ -12,7 +12,7 @@
 namespace attn {
 
 // "1 row", "3 rows": a count with its noun, for messages.
-std::string count(std::size_t n, const char* one, const char* many);
+std::string count(std::uint64_t n, const char* one, const char* many);
 
 // "3×2": how messages write a shape.
 std::string shape(std::uint64_t rows, std::uint64_t cols);
@@ -21,7 +21,8 @@ std::string shape(std::uint64_t rows, std::uint64_t cols);
 // size from JS that a 32-bit size_t would wrap (2³² + 3 rows) is reported as given.
 void validate_shape(const char* name, std::uint64_t rows, std::uint64_t cols);
 
-// n queries and m keys fit one n×m matrix of the explaining path (limits::kMaxScoreEntries).
+// n queries and m keys, at least one of each, fit one n×m matrix of the explaining path
+// (limits::kMaxScoreEntries).
 void validate_score_shape(std::uint64_t n, std::uint64_t m);
 
 // validate_shape, and every entry finite ("NaN at Q row 2 column 1").
@@ -44,7 +45,7 @@ std::string number_text(float value);
 // How messages show a string the caller gave: in double quotes, cut after 20 characters.
 std::string quoted(std::string_view text);
 
-// heads >= 1, heads <= limits::kMaxHeads, and d_model divisible by heads.
+// heads in 1..limits::kMaxHeads (validate_range's message), and d_model divisible by heads.
 void validate_heads(std::uint64_t d_model, std::uint64_t heads);
 
 // The float32 range rule for scores and outputs, the same in the explaining path (attention.hpp)

@@ -605,18 +605,19 @@ export interface Limits {
   maxTimingRepeats: number;
   /** Words in constructedHead's sentence: 16. */
   maxConstructTokens: number;
-  /** peakMulAdd's iterations: 2³² − 1 in the wasm32 build. */
+  /** peakMulAdd's iterations: 2³² − 1. */
   maxPeakIterations: number;
 }
 
 /**
- * Every method checks its input before the core sees it and throws an Error whose message
- * names the argument, in the caller's terms, for anything else: null or a non-object where an
+ * Every method throws an Error whose message names the argument, in the caller's terms, for
+ * anything else. The JS side refuses what has the wrong form: null or a non-object where an
  * options object is expected, BigInts, strings, symbols, sparse arrays, DataViews,
- * BigInt64Arrays, whole numbers outside their documented range (checked before they are
- * narrowed, so 2³² + 1 never wraps to 1), values outside float32's range. An exception thrown
- * while reading an argument (a getter, a Proxy trap) becomes an Error naming the argument, with
- * the original as its `cause`. After any Error the instance stays usable.
+ * BigInt64Arrays, a count that is not a whole number, values outside float32's range. The core
+ * refuses values outside their documented range, in its own words ("heads must be a whole
+ * number from 1 to 256 (got 257)"); it sees each count as given, so 2³² + 1 never wraps to 1.
+ * An exception thrown while reading an argument (a getter, a Proxy trap) becomes an Error naming
+ * the argument, with the original as its `cause`. After any Error the instance stays usable.
  */
 export interface Attention {
   /** True when the WebAssembly SIMD build is running. */

@@ -1,14 +1,19 @@
 #include "peak.hpp"
 
+#include "limits.hpp"
+#include "validate.hpp"
+
 namespace attn::kernels {
 
-float peak_mul_add(std::size_t iterations) {
+float peak_mul_add(std::uint64_t iterations) {
+  validate_range("iterations", iterations, 1, limits::kMaxPeakIterations);
+  const auto rounds = std::size_t(iterations);  // in range, so it fits a size_t: the loop is as before
 #if ATTN_SIMD
   using batch = xsimd::batch<float>;
   const batch a(0.999999f), b(1e-7f);
   batch s[kPeakChains];
   for (std::size_t c = 0; c < kPeakChains; ++c) s[c] = batch(1.0f + 0.1f * float(c));
-  for (std::size_t i = 0; i < iterations; ++i) {
+  for (std::size_t i = 0; i < rounds; ++i) {
     // Fused where the instruction set has FMA (natively); mul then add in wasm SIMD, as
     // the kernels themselves do through the same xsimd::fma.
     for (std::size_t c = 0; c < kPeakChains; ++c) s[c] = xsimd::fma(s[c], a, b);
@@ -19,7 +24,7 @@ float peak_mul_add(std::size_t iterations) {
 #else
   float s[kPeakChains];
   for (std::size_t c = 0; c < kPeakChains; ++c) s[c] = 1.0f + 0.1f * float(c);
-  for (std::size_t i = 0; i < iterations; ++i) {
+  for (std::size_t i = 0; i < rounds; ++i) {
     for (float& x : s) x = x * 0.999999f + 1e-7f;
   }
   float total = 0.0f;

@@ -3,6 +3,7 @@
 // latency: the benchmark's measure of peak f32 throughput, taken in the same run as the
 // kernels it rates. Not used by the attention code.
 #include <cstddef>
+#include <cstdint>
 
 #include "simd.hpp"
 
@@ -15,7 +16,8 @@ inline constexpr std::size_t kPeakChains = 12;
 // Runs `iterations` rounds of kPeakChains independent acc = acc·a + b updates and returns a
 // value that depends on all of them (so the compiler keeps the loop).
 // FLOPs: iterations · kPeakChains · kLanes · 2. Defined in peak.cpp, compiled with the kernels'
-// optimisation, whatever the caller's (the wasm bindings are built for size).
-float peak_mul_add(std::size_t iterations);
+// optimisation, whatever the caller's (the wasm bindings are built for size). Throws attn::Error
+// unless iterations is in 1..limits::kMaxPeakIterations.
+float peak_mul_add(std::uint64_t iterations);
 
 }  // namespace attn::kernels

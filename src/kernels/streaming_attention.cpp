@@ -16,24 +16,22 @@
 
 namespace attn {
 
-void validate_output_shape(OutputShape s) {
-  // Each size within its limit first, so the total below cannot wrap around.
-  const auto within = [](const char* who, std::size_t value, const char* what, std::size_t limit) {
-    if (value > limit) {
-      throw Error(std::string(who) + " has " + std::to_string(value) + " " + what +
-                  ", over the limit of " + std::to_string(limit));
-    }
-  };
-  within("Q", s.n, "rows", limits::kMaxRows);
-  within("K", s.m, "rows", limits::kMaxRows);
-  within("Q", s.d, "columns", limits::kMaxCols);
-  within("V", s.dv, "columns", limits::kMaxCols);
-  const std::uint64_t floats = std::uint64_t(s.n) * (s.d + s.dv) + std::uint64_t(s.m) * (s.d + s.dv);
+OutputShape output_shape(std::uint64_t n, std::uint64_t m, std::uint64_t d, std::uint64_t dv) {
+  // Each size within its range first, so the total below cannot wrap around.
+  validate_range("n", n, 1, limits::kMaxRows);
+  validate_range("m", m, 1, limits::kMaxRows);
+  validate_range("d", d, 1, limits::kMaxCols);
+  validate_range("dv", dv, 1, limits::kMaxCols);
+  const std::uint64_t floats = n * (d + dv) + m * (d + dv);
   if (floats > limits::kMaxStreamingFloats) {
     throw Error("Q, K, V and the output hold " + std::to_string(floats) +
                 " numbers together, over the limit of " + std::to_string(limits::kMaxStreamingFloats));
   }
+  // Within limits, so each fits a size_t.
+  return {std::size_t(n), std::size_t(m), std::size_t(d), std::size_t(dv)};
 }
+
+void validate_output_shape(OutputShape s) { output_shape(s.n, s.m, s.d, s.dv); }
 
 namespace {
 

@@ -6,6 +6,7 @@
 // The explaining path (attention.hpp) keeps every intermediate for the calculator; this one
 // returns Z = softmax(QKᵀ/√d + mask)·V alone, equal to it within float32 rounding.
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "aligned_vector.hpp"
@@ -34,9 +35,14 @@ struct OutputShape {
   std::size_t dv = 0;  // d_v
 };
 
-// The sizes alone: n and m within limits::kMaxRows, d and d_v within limits::kMaxCols, and
-// n·(d + d_v) + m·(d + d_v) within limits::kMaxStreamingFloats. Throws attn::Error.
+// The sizes alone: n and m from 1 to limits::kMaxRows, d and d_v from 1 to limits::kMaxCols
+// (validate_range's words), and n·(d + d_v) + m·(d + d_v) within limits::kMaxStreamingFloats.
+// Throws attn::Error.
 void validate_output_shape(OutputShape shape);
+
+// The same checks on sizes as a caller gives them, 64-bit so that none can wrap before it is
+// checked (2³² + 1 rows on wasm32), then the shape.
+OutputShape output_shape(std::uint64_t n, std::uint64_t m, std::uint64_t d, std::uint64_t dv);
 
 // Sizes within limits:: and every value finite; throws attn::Error naming the matrix, the
 // position and the rule, as the explaining path does.

@@ -445,7 +445,7 @@ describe('hostile input to the JS API: regressions', () => {
     assert.equal(attn.multiHead({ ...layer, heads: 2 }).headOutputs.length, 2);
   });
 
-  it('every integer that crosses into the core is range-checked before it is narrowed', () => {
+  it('every integer that crosses into the core reaches its range check as given, never narrowed first', () => {
     const f32 = new Float32Array(4);
     const cases = [
       ['attentionOutput', { q: f32, k: f32, v: f32, n: 2 ** 32 + 2, d: 2 }, 'n'],
@@ -533,7 +533,7 @@ describe('hostile input to the JS API: regressions', () => {
     throwsExactly(() => attn.attention(null), 'attention takes an options object such as { q, k, v } (got null)');
     throwsExactly(() => attn.entropy(null), 'weights must be an array of numbers (got null)');
     throwsExactly(() => attn.convexHull(null), 'points must be an array of rows or { rows, cols, data } (got null)');
-    throwsExactly(() => attn.peakMulAdd(null), 'iterations must be a whole number from 1 to 4294967295 (got null)');
+    throwsExactly(() => attn.peakMulAdd(null), 'iterations must be a whole number (got null)');
     await assert.rejects(loadAttention(null), { message: 'loadAttention takes an options object such as { simd: false } (got null)' });
     await assert.rejects(loadAttention({ simd: 'yes' }), { message: 'simd must be true or false (got "yes")' });
     await assert.rejects(loadAttention({ baseUrl: 5 }), { message: 'baseUrl must be a string or a URL (got 5)' });

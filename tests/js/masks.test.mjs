@@ -76,7 +76,7 @@ for (const build of BUILDS) {
       assert.deepEqual(attn.maskReasons({ mask: 'causal', n: 2, m: 3 }), [[[], ['causal'], ['causal']], [[], [], ['causal']]]);
       assert.deepEqual(attn.maskReasons({ mask: { causal: true, keys: [1, 0, 0], hidden: GRID }, n: 3 }),
         run({ causal: true, keys: [1, 0, 0], hidden: GRID }).hiddenBy);
-      assert.throws(() => attn.maskReasons({ mask: 'causal', n: 0 }), { message: 'n must be a whole number from 1 to 65536 (got 0)' });
+      assert.throws(() => attn.maskReasons({ mask: 'causal', n: 0 }), { message: 'Q has 0 rows and K has 0: the 0×0 attention matrix is empty: it needs at least one query and one key' });
       assert.throws(() => attn.maskReasons({ mask: 'causal', n: 4096 }),
         { message: 'Q has 4096 rows and K has 4096: the 4096×4096 attention matrix is over the limit of 4194304 entries (2048×2048)' });
     });

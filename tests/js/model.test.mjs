@@ -151,7 +151,7 @@ describe('the calculator model', () => {
     const q = [[1, 0]], k = [[1, 0], [0, 1]], v = [[1, 2, 3], [4, 5, 6]];
     assert.deepEqual(attn.attention({ q, k, v, hullAxes: [0, 2] }).checks.plotHull, [0, 1]);
     assert.equal('plotHull' in attn.attention({ q, k, v }).checks, false);
-    assert.throws(() => attn.attention({ q, k, v, hullAxes: [0, 3] }), { message: /hullAxes\[1\] must be a whole number from 0 to 2/ });
+    assert.throws(() => attn.attention({ q, k, v, hullAxes: [0, 3] }), { message: "the plot's y column must be a whole number from 0 to 2 (got 3)" });
     assert.throws(() => attn.attention({ q, k, v, hullAxes: 1 }), { message: /hullAxes must be \[x, y\] or \[x, null\]/ });
   });
 });

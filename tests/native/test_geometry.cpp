@@ -31,8 +31,13 @@ TEST_CASE("convex_hull_of_columns: the hull a plot of two columns (or one) shows
   // One coordinate: the points lie on y = 0, so the hull is the two ends.
   CHECK(attn::convex_hull_of_columns(v, 0, attn::kNoColumn) == std::vector<std::size_t>{0, 1});
   CHECK(attn::convex_hull_of_columns(v, 1, attn::kNoColumn) == std::vector<std::size_t>{0});
-  CHECK_THROWS_AS(attn::convex_hull_of_columns(v, 3, 0), attn::Error);
-  CHECK_THROWS_AS(attn::convex_hull_of_columns(v, 0, 3), attn::Error);
+  CHECK_THROWS_WITH_AS(attn::convex_hull_of_columns(v, 3, 0), "the plot's x column must be a whole number from 0 to 2 (got 3)",
+                       attn::Error);
+  CHECK_THROWS_WITH_AS(attn::convex_hull_of_columns(v, 0, 3), "the plot's y column must be a whole number from 0 to 2 (got 3)",
+                       attn::Error);
+  // As a caller gave it: 2³² + 1 is not column 1, as a 32-bit size_t would have made it.
+  CHECK_THROWS_WITH_AS(attn::convex_hull_of_columns(v, (std::uint64_t{1} << 32) + 1, 0),
+                       "the plot's x column must be a whole number from 0 to 2 (got 4294967297)", attn::Error);
 }
 
 TEST_CASE("inside_polygon: a polygon, a segment and a point, within the tolerance") {

@@ -251,7 +251,7 @@ TEST_CASE("the row study's sampling of q·k agrees with literal dot products") {
       const attn::RowStudy study = attn::scaling_row_study(o);
       attn::Rng rng(99);
       std::size_t below = 0;
-      std::vector<double> row(o.row);
+      std::vector<double> row(std::size_t(o.row));
       for (std::size_t r = 0; r < o.rows; ++r) {
         for (double& s : row) {
           double dot = 0.0;

@@ -250,12 +250,14 @@ TEST_CASE("scores inf − inf in float32 are 0 in both paths, with no assertion"
 TEST_CASE("streaming shapes whose size computation wraps are refused") {
   const std::string huge = std::to_string(SIZE_MAX);  // 2^64 − 1 natively, 2^32 − 1 in wasm
   // SIZE_MAX + 4095 wrapped to 4094, and the shape passed.
-  const std::string rows = "K has " + huge + " rows, over the limit of 65536";
-  CHECK_THROWS_WITH_AS(attn::validate_output_shape({6, SIZE_MAX, 4095, 0}), rows.c_str(), attn::Error);
-  const std::string d = "Q has " + huge + " columns, over the limit of 4096";
+  const std::string rows = "m must be a whole number from 1 to 65536 (got " + huge + ")";
+  CHECK_THROWS_WITH_AS(attn::validate_output_shape({6, SIZE_MAX, 4095, 1}), rows.c_str(), attn::Error);
+  const std::string d = "d must be a whole number from 1 to 4096 (got " + huge + ")";
   CHECK_THROWS_WITH_AS(attn::validate_output_shape({1, 1, SIZE_MAX, 2}), d.c_str(), attn::Error);
-  const std::string dv = "V has " + huge + " columns, over the limit of 4096";
+  const std::string dv = "dv must be a whole number from 1 to 4096 (got " + huge + ")";
   CHECK_THROWS_WITH_AS(attn::validate_output_shape({1, 1, 1, SIZE_MAX}), dv.c_str(), attn::Error);
+  CHECK_THROWS_WITH_AS(attn::validate_output_shape({0, 1, 1, 1}), "n must be a whole number from 1 to 65536 (got 0)",
+                       attn::Error);
   CHECK_THROWS_AS(attn::validate_output_shape({SIZE_MAX / 2 + 1, 2, 2, 2}), attn::Error);
   CHECK_NOTHROW(attn::validate_output_shape({65536, 65536, 256, 256}));
 }

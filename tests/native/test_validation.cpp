@@ -8,8 +8,13 @@
 
 #include "attention.hpp"
 #include "error.hpp"
+#include "kernels/peak.hpp"
+#include "kernels/streaming_attention.hpp"
 #include "limits.hpp"
 #include "multihead.hpp"
+#include "random.hpp"
+#include "scaling.hpp"
+#include "timing.hpp"
 #include "validate.hpp"
 
 using attn::Mask;
@@ -126,7 +131,11 @@ TEST_CASE("multi-head errors: divisibility, weight shapes, biases") {
                        attn::Error);
   p.bv.clear();
   p.heads = 0;
-  CHECK_THROWS_WITH_AS(attn::multi_head_attention(x, p), "heads must be at least 1", attn::Error);
+  CHECK_THROWS_WITH_AS(attn::multi_head_attention(x, p), "heads must be a whole number from 1 to 256 (got 0)",
+                       attn::Error);
+  p.heads = (std::uint64_t{1} << 32) + 1;  // as a caller gives it: 1 only if something narrowed it
+  CHECK_THROWS_WITH_AS(attn::multi_head_attention(x, p),
+                       "heads must be a whole number from 1 to 256 (got 4294967297)", attn::Error);
   p.heads = 1;
   CHECK_NOTHROW(attn::multi_head_attention(x, p));
   CHECK_THROWS_WITH_AS(attn::multi_head_attention(x, p, Mask::key_padding({1})),
@@ -152,4 +161,44 @@ TEST_CASE("a matrix whose rows·cols wraps around is refused, not taken as small
   CHECK_THROWS_AS(Matrix(half, 2), attn::Error);
   CHECK_THROWS_AS(Matrix(SIZE_MAX, SIZE_MAX, std::vector<float>(1)), attn::Error);
   CHECK_NOTHROW(Matrix(2, 0, std::vector<float>{}));
+}
+
+TEST_CASE("counts reach the core's range checks as the caller gave them, never narrowed first") {
+  // 2³² + 1: a 32-bit size_t (wasm32) would have made it 1, inside every range below.
+  constexpr std::uint64_t kWraps = (std::uint64_t{1} << 32) + 1;
+  const auto message = [](const char* name, int lo, std::uint64_t hi) {
+    return std::string(name) + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
+           " (got " + std::to_string(kWraps) + ")";
+  };
+  attn::ScalingOptions scaling;
+  scaling.bins = kWraps;
+  CHECK_THROWS_WITH_AS(attn::scaling_experiment(scaling), message("bins", 1, attn::limits::kMaxScalingBins).c_str(),
+                       attn::Error);
+  attn::RowStudyOptions study;
+  study.rows = kWraps;
+  CHECK_THROWS_WITH_AS(attn::scaling_row_study(study), message("rows", 1, attn::limits::kMaxScalingRows).c_str(),
+                       attn::Error);
+  attn::TimingOptions timing;
+  timing.repeats = kWraps;
+  CHECK_THROWS_WITH_AS(attn::time_attention(timing), message("repeats", 1, attn::limits::kMaxTimingRepeats).c_str(),
+                       attn::Error);
+  CHECK_THROWS_WITH_AS(attn::normal_matrix(2, kWraps, 0), message("cols", 1, attn::limits::kMaxNormalSide).c_str(),
+                       attn::Error);
+  CHECK_THROWS_WITH_AS(attn::kernels::peak_mul_add(kWraps),
+                       message("iterations", 1, attn::limits::kMaxPeakIterations).c_str(), attn::Error);
+  CHECK_THROWS_WITH_AS(attn::kernels::peak_mul_add(0), "iterations must be a whole number from 1 to 4294967295 (got 0)",
+                       attn::Error);
+  CHECK_THROWS_WITH_AS(attn::output_shape(2, kWraps, 1, 1), message("m", 1, attn::limits::kMaxRows).c_str(),
+                       attn::Error);
+  CHECK_THROWS_WITH_AS(attn::output_shape(2, 2, 0, 1), "d must be a whole number from 1 to 4096 (got 0)", attn::Error);
+  CHECK_THROWS_WITH_AS(attn::validate_score_shape(kWraps, 1),
+                       "Q has 4294967297 rows and K has 1: the 4294967297×1 attention matrix is over the limit of "
+                       "4194304 entries (2048×2048)",
+                       attn::Error);
+  CHECK_THROWS_WITH_AS(attn::validate_score_shape(0, 3),
+                       "Q has 0 rows and K has 3: the 0×3 attention matrix is empty: it needs at least one query "
+                       "and one key",
+                       attn::Error);
+  const attn::OutputShape shape = attn::output_shape(3, 5, 2, 4);
+  CHECK((shape.n == 3 && shape.m == 5 && shape.d == 2 && shape.dv == 4));
 }

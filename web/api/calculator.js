@@ -3,7 +3,7 @@
 // (bindings/embind.cpp, in both the calculator's module and the full one). Types: attention.d.ts.
 
 import { argument, describe, fail, optionsOf, toBoolean, unwrap, withDefault } from './arguments.js';
-import { sizeRules, toCount, toMask, toMatrix, toRange, toRows, toScale } from './convert.js';
+import { sizeRules, toCount, toMask, toMatrix, toWhole, toRows, toScale } from './convert.js';
 
 /** The calculator's methods of Attention, on a loaded core. */
 export class Calculator {
@@ -41,7 +41,7 @@ export class Calculator {
     const hull = o.hullAxes === undefined ? {} : argument('hullAxes', () => {
       if (!Array.isArray(o.hullAxes) || o.hullAxes.length !== 2) fail(`hullAxes must be [x, y] or [x, null], two columns of V (got ${describe(o.hullAxes)})`);
       const [x, y] = o.hullAxes;
-      return { hullX: toRange(x, 'hullAxes[0]', 0, V.cols - 1), hullY: y === null ? -1 : toRange(y, 'hullAxes[1]', 0, V.cols - 1) };
+      return { hullX: toWhole(x, 'hullAxes[0]'), hullY: y === null ? -1 : toWhole(y, 'hullAxes[1]') };
     });
     const raw = unwrap(
       this.#core.attention({
@@ -76,9 +76,9 @@ export class Calculator {
   maskReasons(options) {
     const o = optionsOf(options, 'maskReasons', "{ mask: 'causal', n: 3 }");
     const S = this.#sizes;
-    const n = argument('n', () => toRange(o.n, 'n', 1, S.limits.maxRows));
-    const m = argument('m', () => toRange(withDefault(o.m, n), 'm', 1, S.limits.maxRows));
-    argument('n', () => S.scores(n, m));
+    const n = argument('n', () => toWhole(o.n, 'n'));
+    const m = argument('m', () => toWhole(withDefault(o.m, n), 'm'));
+    unwrap(this.#core.checkScoreShape({ n, m })); // the core's range (at least 1, n·m within limits), before the mask is read
     const mask = argument('mask', () => toMask(o.mask, n, m, S));
     const raw = unwrap(this.#core.maskReasons({ n, m, ...mask }));
     return toRows(raw.hidden, n, m).map((row) => row.map((bits) => this.#hiddenBy[bits]));
@@ -95,7 +95,7 @@ export class Calculator {
     const n = argument('n', () => toCount(o.n, 'n', this.#sizes));
     const m = argument('m', () => toCount(withDefault(o.m, n), 'm', this.#sizes));
     const dModel = argument('dModel', () => toCount(o.dModel, 'dModel', this.#sizes));
-    const heads = argument('heads', () => toRange(withDefault(o.heads, 1), 'heads', 1, this.#limits.maxHeads));
+    const heads = argument('heads', () => toWhole(withDefault(o.heads, 1), 'heads'));
     const { projectionFlops, scoreFlops, valueFlops, outputFlops, attentionBytes, crossoverN, dominant } = unwrap(
       this.#core.cost(n, m, dModel, heads),
     );

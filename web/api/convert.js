@@ -181,14 +181,6 @@ export function toChoice(value, name, example) {
   return value;
 }
 
-// A whole number from lo to hi, checked before the core narrows it (2³² + 1 heads must not become 1).
-export function toRange(value, name, lo, hi) {
-  if (!Number.isInteger(value) || value < lo || value > hi) {
-    fail(`${name} must be a whole number from ${lo} to ${hi} (got ${describe(value)})`);
-  }
-  return value;
-}
-
 // A whole number ≥ min that a double holds exactly (up to limits().maxExactCount), so the core
 // gets exactly the number given; one over it gets the core's message (sizeRules).
 export function toCount(value, name, sizes, min = 1) {

@@ -4,7 +4,7 @@
 // Types: attention.d.ts.
 
 import { argument, count, describe, fail, optionsOf, toBoolean, typedArrayKind, unwrap, withDefault } from './arguments.js';
-import { HOLE, HOLE_TEXT, listOf, readEach, sizeRules, toChoice, toCount, toMask, toMatrix, toPositive, toRange, toRows, toSeed, toVector } from './convert.js';
+import { HOLE, HOLE_TEXT, listOf, readEach, sizeRules, toChoice, toCount, toMask, toMatrix, toPositive, toWhole, toRows, toSeed, toVector } from './convert.js';
 import { attentionResult, reasonNames } from './calculator.js';
 
 // The full module's functions the calculator's module leaves out (bindings/labs.cpp).
@@ -15,7 +15,6 @@ const LAB_FUNCTIONS = ['multiHead', 'parameterCount', 'fitPowerLaw', 'normalMatr
 /** The labs' methods of Attention, on a loaded core. */
 export class Labs {
   #core;
-  #limits;           // the core's documented limits (limits())
   #sizes;            // those limits with the core's own checks of sizes (see sizeRules)
   #hiddenBy;         // MaskReason bits → the names of the rules they stand for (see reasonNames)
   #outputShape = ''; // the sizes the core's attentionOutput buffers were last prepared for
@@ -27,7 +26,6 @@ export class Labs {
       core[name] ??= () => fail(`${name} is in the labs' part of the core, which this page did not load: use loadAttention() without labs: false`);
     }
     this.#core = core;
-    this.#limits = limits;
     this.#sizes = sizeRules(core, limits);
     this.#hiddenBy = reasonNames(core.maskReasonBits());
   }
@@ -40,7 +38,7 @@ export class Labs {
     const o = optionsOf(options, 'multiHead', '{ x, wq, wk, wv, wo }');
     const S = this.#sizes;
     const X = argument('X', () => toMatrix(o.x, 'X', S));
-    const h = argument('heads', () => toRange(withDefault(o.heads, 1), 'heads', 1, S.limits.maxHeads));
+    const h = argument('heads', () => toWhole(withDefault(o.heads, 1), 'heads'));
     const mask = argument('mask', () => toMask(o.mask, X.rows, X.rows, S));
     const weights = {};
     for (const [key, name] of [['wq', 'W_Q'], ['wk', 'W_K'], ['wv', 'W_V'], ['wo', 'W_O']]) {
@@ -80,11 +78,19 @@ export class Labs {
    */
   attentionOutput(options) {
     const o = optionsOf(options, 'attentionOutput', '{ q, k, v, n, d }');
-    const L = this.#limits;
-    const n = argument('n', () => toRange(o.n, 'n', 1, L.maxRows));
-    const m = argument('m', () => toRange(withDefault(o.m, n), 'm', 1, L.maxRows));
-    const d = argument('d', () => toRange(o.d, 'd', 1, L.maxCols));
-    const dv = argument('dv', () => toRange(withDefault(o.dv, d), 'dv', 1, L.maxCols));
+    const n = argument('n', () => toWhole(o.n, 'n'));
+    const m = argument('m', () => toWhole(withDefault(o.m, n), 'm'));
+    const d = argument('d', () => toWhole(o.d, 'd'));
+    const dv = argument('dv', () => toWhole(withDefault(o.dv, d), 'dv'));
+    // The core checks the sizes (and only then grows its buffers, which move only when a new size
+    // makes them grow), before an array is read against them.
+    const shape = `${n} ${m} ${d} ${dv}`;
+    if (this.#outputShape !== shape) {
+      // Forgotten first: a prepare that fails halfway may already have moved some buffers.
+      this.#outputShape = '';
+      this.#outputAt = unwrap(this.#core.prepareOutput(n, m, d, dv));
+      this.#outputShape = shape;
+    }
     const sizes = { q: [n * d, 'n×d'], k: [m * d, 'm×d'], v: [m * dv, 'm×dv'] };
     const arrays = {};
     for (const name of ['q', 'k', 'v']) {
@@ -97,14 +103,6 @@ export class Labs {
       });
     }
     const causal = argument('causal', () => toBoolean(withDefault(o.causal, false), 'causal'));
-    // The core's buffers only move when a new size makes them grow.
-    const shape = `${n} ${m} ${d} ${dv}`;
-    if (this.#outputShape !== shape) {
-      // Forgotten first: a prepare that fails halfway may already have moved some buffers.
-      this.#outputShape = '';
-      this.#outputAt = unwrap(this.#core.prepareOutput(n, m, d, dv));
-      this.#outputShape = shape;
-    }
     const at = this.#outputAt;
     const heap = this.#core.HEAPF32; // read after prepareOutput: the heap may have grown
     heap.set(arrays.q, at.q / 4);
@@ -122,7 +120,7 @@ export class Labs {
   parameterCount(options) {
     const o = optionsOf(options, 'parameterCount', '{ dModel }');
     const dModel = argument('dModel', () => toCount(o.dModel, 'dModel', this.#sizes));
-    const heads = argument('heads', () => toRange(withDefault(o.heads, 1), 'heads', 1, this.#limits.maxHeads));
+    const heads = argument('heads', () => toWhole(withDefault(o.heads, 1), 'heads'));
     const bias = argument('bias', () => toBoolean(withDefault(o.bias, false), 'bias'));
     return unwrap(this.#core.parameterCount(dModel, heads, bias)).value;
   }
@@ -137,9 +135,8 @@ export class Labs {
    */
   normalMatrix(options) {
     const o = optionsOf(options, 'normalMatrix', '{ rows, cols }');
-    const L = this.#limits;
-    const rows = argument('rows', () => toRange(o.rows, 'rows', 1, L.maxNormalSide));
-    const cols = argument('cols', () => toRange(o.cols, 'cols', 1, L.maxNormalSide));
+    const rows = argument('rows', () => toWhole(o.rows, 'rows'));
+    const cols = argument('cols', () => toWhole(o.cols, 'cols'));
     const seed = argument('seed', () => toSeed(withDefault(o.seed, 0), this.#sizes));
     const std = argument('std', () => toPositive(withDefault(o.std, 1), 'std'));
     const raw = unwrap(this.#core.normalMatrix({ rows, cols, seed, std }));
@@ -178,13 +175,12 @@ export class Labs {
    */
   scalingExperiment(options) {
     const o = optionsOf(options, 'scalingExperiment', '{ dk }');
-    const L = this.#limits;
     const args = {
-      dk: argument('dk', () => toRange(o.dk, 'dk', 1, L.maxScalingDk)),
-      pairs: argument('pairs', () => toRange(withDefault(o.pairs, 10000), 'pairs', 1, L.maxScalingPairs)),
+      dk: argument('dk', () => toWhole(o.dk, 'dk')),
+      pairs: argument('pairs', () => toWhole(withDefault(o.pairs, 10000), 'pairs')),
       seed: argument('seed', () => toSeed(withDefault(o.seed, 0), this.#sizes)),
-      bins: argument('bins', () => toRange(withDefault(o.bins, 40), 'bins', 1, L.maxScalingBins)),
-      row: argument('row', () => toRange(withDefault(o.row, 64), 'row', 2, L.maxScalingRow)),
+      bins: argument('bins', () => toWhole(withDefault(o.bins, 40), 'bins')),
+      row: argument('row', () => toWhole(withDefault(o.row, 64), 'row')),
     };
     const raw = unwrap(this.#core.scalingExperiment(args));
     const sample = ({ mean, std, histogram: h }) => ({
@@ -217,11 +213,10 @@ export class Labs {
    */
   scalingRowStudy(options) {
     const o = optionsOf(options, 'scalingRowStudy', '{ dk }');
-    const L = this.#limits;
     const args = {
-      dk: argument('dk', () => toRange(o.dk, 'dk', 1, L.maxScalingDk)),
-      rows: argument('rows', () => toRange(withDefault(o.rows, 2000), 'rows', 1, L.maxScalingRows)),
-      row: argument('row', () => toRange(withDefault(o.row, 64), 'row', 2, L.maxScalingRow)),
+      dk: argument('dk', () => toWhole(o.dk, 'dk')),
+      rows: argument('rows', () => toWhole(withDefault(o.rows, 2000), 'rows')),
+      row: argument('row', () => toWhole(withDefault(o.row, 64), 'row')),
       seed: argument('seed', () => toSeed(withDefault(o.seed, 0), this.#sizes)),
       threshold: argument('threshold', () => toPositive(withDefault(o.threshold, 0.01), 'threshold')),
     };
@@ -275,11 +270,10 @@ export class Labs {
    */
   timeAttention(options) {
     const o = optionsOf(options, 'timeAttention', '{ n }');
-    const L = this.#limits;
     const { seconds, attentionBytes, iterations } = unwrap(this.#core.timeAttention({
-      n: argument('n', () => toRange(o.n, 'n', 1, L.maxTimingN)),
-      d: argument('d', () => toRange(withDefault(o.d, 64), 'd', 1, L.maxCols)),
-      repeats: argument('repeats', () => toRange(withDefault(o.repeats, 1), 'repeats', 1, L.maxTimingRepeats)),
+      n: argument('n', () => toWhole(o.n, 'n')),
+      d: argument('d', () => toWhole(withDefault(o.d, 64), 'd')),
+      repeats: argument('repeats', () => toWhole(withDefault(o.repeats, 1), 'repeats')),
       seed: argument('seed', () => toSeed(withDefault(o.seed, 0), this.#sizes)),
     }));
     return { seconds, attentionBytes, iterations };
@@ -308,7 +302,7 @@ export class Labs {
    * returns the FLOPs done (time it to get this build's peak GFLOP/s).
    */
   peakMulAdd(iterations) {
-    argument('iterations', () => toRange(iterations, 'iterations', 1, this.#limits.maxPeakIterations));
+    argument('iterations', () => toWhole(iterations, 'iterations'));
     unwrap(this.#core.peakMulAdd(iterations));
     return iterations * this.#core.peakChains() * this.#core.lanes() * 2;
   }
