@@ -46,7 +46,7 @@ inline constexpr std::size_t kMaxScalingRows = 100000;
 inline constexpr std::size_t kMaxTimingN = 2048;
 inline constexpr std::size_t kMaxTimingRepeats = 1000;
 // Rounds of the benchmark's peak loop (kernels/peak.hpp): the most a 32-bit size_t holds, so the
-// limit is the same in every build; at about 1 ns a round that is over a minute of work.
+// limit is the same in every build (the benchmark runs 2·10⁷).
 inline constexpr std::uint64_t kMaxPeakIterations = (std::uint64_t{1} << 32) - 1;
 // Words of a constructed head's sentence (construct.hpp).
 inline constexpr std::size_t kMaxConstructTokens = 16;
