@@ -37,19 +37,27 @@
   }
   const nameOf = (el) => el.getAttribute('aria-label') ?? (el.labels?.[0]?.textContent.trim() || null);
 
-  /** The first element, in any shadow root under `scope`, whose aria-label or <label> is `name` (or starts with it). */
-  function find(name, { prefix = false, scope = document } = {}) {
+  /** The first element, in any shadow root under `scope`, whose aria-label or <label> is `name` (or starts with it); null if none. */
+  function lookFor(name, { prefix = false, scope = document } = {}) {
     for (const el of everyElement(scope)) {
       const n = nameOf(el);
       if (n !== null && (prefix ? n.startsWith(name) : n === name)) return el;
     }
-    throw new Error(`no element named “${name}”`);
+    return null;
+  }
+  /** lookFor(), for an element that must be there now. */
+  function find(name, options) {
+    const el = lookFor(name, options);
+    if (el === null) throw new Error(`no element named “${name}”`);
+    return el;
   }
 
   window.__engine = {
     problems,
     arrowKeys: () => arrowEvents.map((e) => ({ key: e.key, handled: e.defaultPrevented })),
     find,
+    // For polls (Page.waitFor): a panel that is still loading is not there yet, which is no error.
+    lookFor,
     simdValidates: () => WebAssembly.validate(SIMD_MODULE),
     /**
      * Scrolls the element into view; → its centre in viewport pixels, for real pointer input.

@@ -235,10 +235,13 @@ export function smokeSuite(engineKey) {
 
     it('"Train in this browser" trains in a module worker in this engine, and the panel shows the trained heads', { timeout: 150000 }, async () => {
       await page.open(`${url}index.html#learned`);
+      // The panel renders once scrolled into view, and its training half loads after it: until
+      // then neither is there, which a slower machine sees for longer.
       const button = await page.waitFor(() => {
         const calc = document.querySelector('attention-calc[panels="learned"]');
-        calc.scrollIntoView();
-        const train = [...window.__engine.find('Look inside a trained model').querySelectorAll('button')].find((b) => b.textContent === 'Train in this browser' && !b.hidden);
+        calc?.scrollIntoView();
+        const panel = window.__engine.lookFor('Look inside a trained model');
+        const train = panel && [...panel.querySelectorAll('button')].find((b) => b.textContent === 'Train in this browser' && !b.hidden);
         if (!train) return false;
         train.scrollIntoView({ block: 'center' });
         return window.__engine.centre(train);
@@ -267,13 +270,9 @@ export function smokeSuite(engineKey) {
       try {
         await page.open(`${course.url}gpt2.html`, () => customElements.get('attention-calc') !== undefined);
         const maps = () => {
-          try {
-            const lab = window.__engine.find('Exercise 4: look inside GPT-2');
-            const names = [...lab.querySelectorAll('[role="img"][aria-label^="GPT-2 "]')].map((m) => m.getAttribute('aria-label'));
-            return names.length > 0 && { names, layer: window.__engine.find('Layer', { scope: lab }).value };
-          } catch {
-            return false; // the panel is not there yet
-          }
+          const lab = window.__engine.lookFor('Exercise 4: look inside GPT-2'); // null while the panel loads
+          const names = lab ? [...lab.querySelectorAll('[role="img"][aria-label^="GPT-2 "]')].map((m) => m.getAttribute('aria-label')) : [];
+          return names.length > 0 && { names, layer: window.__engine.find('Layer', { scope: lab }).value };
         };
         const shown = await page.waitFor(maps, { timeout: 60000, what: 'the GPT-2 panel\'s maps' }).catch(async (error) => {
           const said = await page.evaluate(() => [...window.__engine.find('Exercise 4: look inside GPT-2').querySelectorAll('[role="alert"], [role="status"]')]
