@@ -37,15 +37,6 @@ using namespace attn::bindings;
 
 namespace {
 
-// 'sqrt', 'dk' or 'none' (attention.hpp's Scaling, by its to_string name).
-attn::Scaling scaling_arg(const val& args) {
-  const std::string name = args["scaling"].as<std::string>();
-  for (attn::Scaling s : {attn::Scaling::sqrt_dk, attn::Scaling::dk, attn::Scaling::none}) {
-    if (name == attn::to_string(s)) return s;
-  }
-  throw attn::Error("scale must be 'sqrt', 'dk', 'none' or a number greater than 0 (got " + attn::quoted(name) + ")");
-}
-
 // args: { n, m, maskCausal, maskKeys, maskHidden } → { hidden: n×m MaskReason bits }: the mask
 // alone, so a page can show why each cell is hidden even while Q, K or V cannot be computed.
 val mask_reasons(val args) {
@@ -74,7 +65,7 @@ val attention(val args) {
     const attn::Matrix v = matrix_arg(args, "v", "vRows", "vCols");
     attn::AttentionOptions options;
     options.mask = mask_arg(args);
-    options.pitfalls.scaling = scaling_arg(args);
+    options.pitfalls.scaling = attn::scaling_from_string(args["scaling"].as<std::string>());
     const double scale = args["scale"].as<double>();
     if (scale == scale) options.pitfalls.scale = float(scale);
     options.pitfalls.mask_after_softmax = args["maskAfterSoftmax"].as<bool>();

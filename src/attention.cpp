@@ -74,6 +74,13 @@ const char* to_string(Scaling scaling) {
   return "unknown";
 }
 
+Scaling scaling_from_string(std::string_view name) {
+  for (Scaling s : {Scaling::sqrt_dk, Scaling::dk, Scaling::none}) {
+    if (name == to_string(s)) return s;
+  }
+  throw Error("scale must be 'sqrt', 'dk', 'none' or a number greater than 0 (got " + quoted(name) + ")");
+}
+
 double exact_scale(const Pitfalls& pitfalls, std::size_t d_k) {
   if (pitfalls.scale) return double(*pitfalls.scale);
   switch (pitfalls.scaling) {

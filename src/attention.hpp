@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "mask.hpp"
@@ -22,6 +23,10 @@ enum class Scaling {
 
 // "sqrt", "dk", "none": the names attention.js takes for scale.
 const char* to_string(Scaling scaling);
+
+// The Scaling named by to_string's name. Throws attn::Error for any other name, with the
+// message for every form scale takes, since a name is only one of them.
+Scaling scaling_from_string(std::string_view name);
 
 // Deliberately wrong settings. They exist only so the calculator can demonstrate the lesson's
 // "Common pitfalls"; correct attention leaves them all at their defaults.

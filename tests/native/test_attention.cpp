@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attention.hpp"
+#include "error.hpp"
 #include "support/compare.hpp"
 #include "support/fixtures.hpp"
 #include "support/oracle.hpp"
@@ -307,6 +308,17 @@ TEST_CASE("cross-attention: n queries against m keys, n != m") {
   REQUIRE(r.output.cols == 1);
   CHECK(r.weights(0, 0) == doctest::Approx(r.weights(0, 3)));
   CHECK(r.weights(0, 1) == doctest::Approx(r.weights(0, 2)));
+}
+
+TEST_CASE("scaling names: each Scaling reads back from its name, and any other name is refused") {
+  for (attn::Scaling s : {attn::Scaling::sqrt_dk, attn::Scaling::dk, attn::Scaling::none}) {
+    CAPTURE(attn::to_string(s));
+    CHECK(attn::scaling_from_string(attn::to_string(s)) == s);
+  }
+  CHECK_THROWS_WITH_AS(attn::scaling_from_string("sqrt_dk"),
+                       "scale must be 'sqrt', 'dk', 'none' or a number greater than 0 (got \"sqrt_dk\")", attn::Error);
+  CHECK_THROWS_WITH_AS(attn::scaling_from_string(""),
+                       "scale must be 'sqrt', 'dk', 'none' or a number greater than 0 (got \"\")", attn::Error);
 }
 
 TEST_CASE("pitfalls: the wrong scales and masking after the softmax do what the lesson warns") {
