@@ -15,6 +15,7 @@
 #include <exception>
 #include <limits>
 #include <new>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -56,8 +57,8 @@ val mask_reasons(val args) {
 //         scaling ('sqrt' | 'dk' | 'none'), scale (a fixed factor; NaN for none), maskAfterSoftmax,
 //         hullX, hullY (optional: the columns of V whose 2-D hull checks.plotHull holds, hullY -1
 //         for none) }
-// One call gives the calculator all it shows for an edit: the steps, the checks, the verified
-// badge judged here, and the plot's hull.
+// One call gives the calculator all it shows for an edit (checks.hpp's checked_attention): the
+// steps, the checks, the verified badge judged by the core, and the plot's hull.
 val attention(val args) {
   return guarded([&] {
     const attn::Matrix q = matrix_arg(args, "q", "qRows", "qCols");
@@ -69,25 +70,24 @@ val attention(val args) {
     const double scale = args["scale"].as<double>();
     if (scale == scale) options.pitfalls.scale = float(scale);
     options.pitfalls.mask_after_softmax = args["maskAfterSoftmax"].as<bool>();
-    const attn::AttentionResult r = attn::attention(q, k, v, options);
-    const attn::AttentionChecks c = attn::check_attention(r, v);
-    val out = attention_result(r);
-    val checks = val::object();
-    checks.set("rowSums", float64_array(c.row_sums));
-    checks.set("rowSumsToOne", uint8_array(c.row_sums_to_one));
-    checks.set("outputInHull", uint8_array(c.output_in_hull));
-    checks.set("hull", index_array(c.hull));
-    checks.set("hullExact", c.hull_exact);
-    const attn::Verification verification = attn::verify_against_float64(r, q, k, v, options);
-    checks.set("float64MaxAbsDiff", verification.max_abs_diff);
-    checks.set("verified", verification.verified);
-    checks.set("verifiedTolerance", verification.tolerance);
-    checks.set("valueScale", verification.value_scale);
+    std::optional<attn::PlotAxes> plot_axes;
     if (!args["hullX"].isUndefined()) {
-      const double y = args["hullY"].as<double>();
-      checks.set("plotHull", index_array(attn::convex_hull_of_columns(
-                                 v, count_arg(args, "hullX"), y < 0 ? attn::kNoColumn : count_arg(args, "hullY"))));
+      plot_axes = attn::PlotAxes{count_arg(args, "hullX"),
+                                 args["hullY"].as<double>() < 0 ? attn::kNoColumn : count_arg(args, "hullY")};
     }
+    const attn::CheckedAttention answer = attn::checked_attention(q, k, v, options, plot_axes);
+    val out = attention_result(answer.result);
+    val checks = val::object();
+    checks.set("rowSums", float64_array(answer.checks.row_sums));
+    checks.set("rowSumsToOne", uint8_array(answer.checks.row_sums_to_one));
+    checks.set("outputInHull", uint8_array(answer.checks.output_in_hull));
+    checks.set("hull", index_array(answer.checks.hull));
+    checks.set("hullExact", answer.checks.hull_exact);
+    checks.set("float64MaxAbsDiff", answer.verification.max_abs_diff);
+    checks.set("verified", answer.verification.verified);
+    checks.set("verifiedTolerance", answer.verification.tolerance);
+    checks.set("valueScale", answer.verification.value_scale);
+    if (answer.plot_hull) checks.set("plotHull", index_array(*answer.plot_hull));
     out.set("checks", checks);
     return out;
   });

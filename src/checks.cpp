@@ -140,4 +140,14 @@ Verification verify_against_float64(const AttentionResult& result, const MatrixV
   return out;
 }
 
+CheckedAttention checked_attention(const MatrixView& q, const MatrixView& k, const MatrixView& v,
+                                   const AttentionOptions& options, const std::optional<PlotAxes>& plot_axes) {
+  CheckedAttention out;
+  out.result = attention(q, k, v, options);
+  out.checks = check_attention(out.result, v);
+  out.verification = verify_against_float64(out.result, q, k, v, options);
+  if (plot_axes) out.plot_hull = convex_hull_of_columns(v, plot_axes->x, plot_axes->y);
+  return out;
+}
+
 }  // namespace attn

@@ -1,9 +1,11 @@
 #pragma once
 // The lesson's checks on a result, computed by the core so the page only displays them: each
 // row of A sums to 1, each output lies inside the convex hull of the value vectors (the geometry
-// is geometry.hpp's), and the float32 result matches a float64 evaluation.
+// is geometry.hpp's), and the float32 result matches a float64 evaluation. checked_attention
+// gives all of it for one edit of the calculator.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "attention.hpp"
@@ -84,5 +86,28 @@ struct Verification {
 Verification verify_against_float64(const AttentionResult& result, const MatrixView& q,
                                     const MatrixView& k, const MatrixView& v,
                                     const AttentionOptions& options);
+
+// The two columns of V a plot shows, as convex_hull_of_columns (geometry.hpp) takes them:
+// y = kNoColumn puts every point on y = 0 (one coordinate).
+struct PlotAxes {
+  std::uint64_t x = 0;
+  std::uint64_t y = kNoColumn;
+};
+
+// All the calculator shows for one edit: the steps, their checks, the verified badge and the
+// plot's hull.
+struct CheckedAttention {
+  AttentionResult result;        // attention(q, k, v, options)
+  AttentionChecks checks;        // check_attention(result, v)
+  Verification verification;     // verify_against_float64(result, q, k, v, options)
+  // convex_hull_of_columns(v, axes.x, axes.y) when plot axes are given, else none.
+  std::optional<std::vector<std::size_t>> plot_hull;
+};
+
+// One call for one edit, so a binding only converts. Errors are those of the calls above, in
+// that order: attention's first, then the plot's columns.
+CheckedAttention checked_attention(const MatrixView& q, const MatrixView& k, const MatrixView& v,
+                                   const AttentionOptions& options,
+                                   const std::optional<PlotAxes>& plot_axes = std::nullopt);
 
 }  // namespace attn

@@ -364,3 +364,40 @@ TEST_CASE("a correct row over tens of thousands of keys sums to 1 within 1e-5") 
     }
   }
 }
+
+TEST_CASE("checked_attention: one edit's answer is the four calls it stands for") {
+  const Matrix q{{1, 0, 2}, {0, 1, -1}}, k{{1, 1, 0}, {0, 2, 1}, {-1, 0, 1}}, v{{0, 1, 3}, {2, 0, 1}, {1, 2, 2}};
+  attn::AttentionOptions o;
+  o.mask = attn::Mask::causal();
+  const attn::AttentionResult r = attn::attention(q, k, v, o);
+  const attn::AttentionChecks c = attn::check_attention(r, v);
+  const attn::Verification verification = attn::verify_against_float64(r, q, k, v, o);
+
+  const attn::CheckedAttention answer = attn::checked_attention(q, k, v, o, attn::PlotAxes{0, 2});
+  CHECK(answer.result.weights.data == r.weights.data);
+  CHECK(answer.result.output.data == r.output.data);
+  CHECK(answer.result.hidden == r.hidden);
+  CHECK(answer.checks.row_sums == c.row_sums);
+  CHECK(answer.checks.row_sums_to_one == c.row_sums_to_one);
+  CHECK(answer.checks.output_in_hull == c.output_in_hull);
+  CHECK(answer.checks.hull == c.hull);
+  CHECK(answer.checks.hull_exact == c.hull_exact);
+  CHECK(answer.verification.max_abs_diff == verification.max_abs_diff);
+  CHECK(answer.verification.tolerance == verification.tolerance);
+  CHECK(answer.verification.value_scale == verification.value_scale);
+  CHECK(answer.verification.verified == verification.verified);
+  REQUIRE(answer.plot_hull.has_value());
+  CHECK(*answer.plot_hull == attn::convex_hull_of_columns(v, 0, 2));
+
+  // No axes, no plot hull; one axis, every point on y = 0.
+  CHECK_FALSE(attn::checked_attention(q, k, v, o).plot_hull.has_value());
+  CHECK(*attn::checked_attention(q, k, v, o, attn::PlotAxes{1, attn::kNoColumn}).plot_hull ==
+        attn::convex_hull_of_columns(v, 1, attn::kNoColumn));
+
+  // Attention's errors come first, then the plot's columns.
+  CHECK_THROWS_WITH_AS(attn::checked_attention(q, k, v, o, attn::PlotAxes{0, 3}),
+                       "the plot's y column must be a whole number from 0 to 2 (got 3)", attn::Error);
+  const Matrix bad_q{{1, 0, std::numeric_limits<float>::quiet_NaN()}, {0, 1, -1}};
+  CHECK_THROWS_WITH_AS(attn::checked_attention(bad_q, k, v, o, attn::PlotAxes{0, 3}), "NaN at Q row 1 column 3",
+                       attn::Error);
+}
