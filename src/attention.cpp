@@ -6,6 +6,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "kernels/float_checks.hpp"
 #include "kernels/matmul.hpp"
 #include "kernels/softmax.hpp"
 #include "limits.hpp"

@@ -72,7 +72,7 @@ struct AttentionResult {
 // - scores of any finite size (1e4, -1e4, 1e30) give correct weights thanks to the row max;
 // - NaN or ±Inf inputs, mismatched sizes, empty matrices and sizes over limits:: throw
 //   attn::Error with a message that says what is wrong;
-// - float32 overflow follows the range rule shared with the streaming path (validate.hpp): a
+// - float32 overflow follows the range rule shared with the streaming path (kernels/float_checks.hpp): a
 //   score of QKᵀ (hidden or not) or an output is an error only when its value computed in
 //   double is outside float32's range, so both paths accept the same inputs; a pitfall scale
 //   that overflows the scaled scores is an error too.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "kernels/float_checks.hpp"
 #include "validate.hpp"
 
 namespace attn {

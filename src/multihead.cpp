@@ -4,6 +4,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "kernels/float_checks.hpp"
 #include "kernels/matmul.hpp"
 #include "limits.hpp"
 #include "validate.hpp"

@@ -32,7 +32,7 @@ inline float reduce_max(const float* x, std::size_t n) {
 #endif
 }
 
-// Every |x[i]| < limit; false for NaN. The fast pass of the float32 range rule (validate.hpp).
+// Every |x[i]| < limit; false for NaN. The fast pass of the float32 range rule (float_checks.hpp).
 inline bool all_magnitudes_below(const float* x, std::size_t n, float limit) {
   std::size_t i = 0;
 #if ATTN_SIMD

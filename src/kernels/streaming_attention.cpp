@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "error.hpp"
+#include "kernels/float_checks.hpp"
 #include "kernels/matmul.hpp"
 #include "kernels/transpose.hpp"
 #include "kernels/softmax.hpp"

@@ -50,7 +50,7 @@ void validate_output_inputs(const float* q, const float* k, const float* v, Outp
 
 // out (n×dv, row-major) = attention of q (n×d), k (m×d), v (m×dv), all row-major, with the
 // causal mask (key j hidden from query i when j > i) if asked. Validates first. float32
-// overflow follows the range rule shared with the explaining path (validate.hpp): the same
+// overflow follows the range rule shared with the explaining path (float_checks.hpp): the same
 // inputs are accepted, with the same results within float32 rounding, or refused with the
 // same attn::Error.
 void attention_output(const float* q, const float* k, const float* v, OutputShape shape,
