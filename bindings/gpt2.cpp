@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "convert.hpp"
+#include "convert_head_scores.hpp"
 #include "error.hpp"
 #include "gpt2/forward.hpp"
 #include "gpt2/loader.hpp"
@@ -192,10 +193,7 @@ val gpt2_run(double handle, val args) {
       for (const attn::gpt2::HeadResult& h : layer) {
         val head = val::object();
         head.set("weights", h.weights.empty() ? val::null() : float32_array(h.weights));
-        // Means over no positions are undefined: null, never NaN (as for the learned heads).
-        head.set("previousToken", n > 1 ? val(h.scores.previous_token) : val::null());
-        head.set("firstToken", n > 1 ? val(h.scores.first_token) : val::null());
-        head.set("induction", h.scores.induction_positions ? val(h.scores.induction) : val::null());
+        set_head_scores(head, h.scores, n);
         heads.call<void>("push", head);
       }
       val layer_out = val::object();

@@ -215,7 +215,7 @@ RunResult run(const Weights& w, const std::int32_t* ids, std::size_t n, const Ru
         kernels::scale(row, 1.0f / sum, m);
         std::fill(row + m, row + n, 0.0f);
       }
-      out.scores = learned::head_scores(p, n, reinterpret_cast<const int*>(ids));
+      out.scores = head_scores(p, n, reinterpret_cast<const int*>(ids));
       // z[:, head's columns] = P·V, four rows at a time over the keys those rows can see.
       for (std::size_t i0 = 0; i0 < n; i0 += 4) {
         const std::size_t rows = std::min<std::size_t>(4, n - i0);

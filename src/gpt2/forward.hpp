@@ -22,7 +22,7 @@
 #include <optional>
 #include <vector>
 
-#include "../learned/scores.hpp"
+#include "../head_scores.hpp"
 #include "model.hpp"
 
 namespace attn::gpt2 {
@@ -43,10 +43,10 @@ struct HeadResult {
   // n×n row-major: row i is the distribution of position i over positions 0..i (zeros after i).
   // Empty for a layer that was not asked for.
   std::vector<float> weights;
-  // attn::learned::head_scores of this head's weights, position 0 playing the first (BOS) token;
+  // attn::head_scores of this head's weights, position 0 playing the first (BOS) token;
   // computed for every head, kept or not. previous_token and first_token mean nothing when n < 2,
   // induction when induction_positions is 0.
-  learned::HeadScores scores;
+  HeadScores scores;
 };
 
 struct RunResult {

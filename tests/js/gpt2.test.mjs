@@ -20,7 +20,7 @@ const index = ready ? JSON.parse(readFileSync(`${FIXTURES}index.json`, 'utf8')) 
 const reference = (name) => JSON.parse(readFileSync(`${FIXTURES}${name}/reference.json`, 'utf8'));
 const modelPath = (name) => `${FIXTURES}${name}/model.safetensors`;
 
-// The learned heads' definitions (src/learned/scores.hpp), recomputed here from the weights.
+// The learned heads' definitions (src/head_scores.hpp), recomputed here from the weights.
 function roles(w, ids) {
   const n = ids.length;
   if (n < 2) return { previousToken: null, firstToken: null, induction: null };

@@ -15,7 +15,7 @@
 #include "error.hpp"
 #include "gpt2/forward.hpp"
 #include "kernels/matmul.hpp"
-#include "learned/scores.hpp"
+#include "head_scores.hpp"
 #include "reference/gpt2_ref.hpp"
 #include "support/seed.hpp"
 
@@ -125,13 +125,13 @@ double check_against_reference(const Weights& w, const std::vector<std::int32_t>
       CHECK(worst_sum <= 1e-5);
       CHECK(future_zero);
       // The scores are head_scores of the weights returned, and close to the reference's.
-      const auto again = attn::learned::head_scores(head.weights.data(), n, ids.data());
+      const auto again = attn::head_scores(head.weights.data(), n, ids.data());
       CHECK(head.scores.previous_token == again.previous_token);
       CHECK(head.scores.first_token == again.first_token);
       CHECK(head.scores.induction == again.induction);
       CHECK(head.scores.induction_positions == again.induction_positions);
       const std::vector<float> ref_float(ref.begin(), ref.end());
-      const auto from_ref = attn::learned::head_scores(ref_float.data(), n, ids.data());
+      const auto from_ref = attn::head_scores(ref_float.data(), n, ids.data());
       CHECK(std::fabs(head.scores.previous_token - from_ref.previous_token) <= 1e-4);
       CHECK(std::fabs(head.scores.first_token - from_ref.first_token) <= 1e-4);
       CHECK(std::fabs(head.scores.induction - from_ref.induction) <= 1e-4);
