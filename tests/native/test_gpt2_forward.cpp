@@ -1,4 +1,4 @@
-// GPT-2's forward pass (gpt2/forward.hpp) against the float64 reference (reference/gpt2_ref.hpp)
+// GPT-2's forward pass (gpt2/forward.hpp) against the float64 reference (gpt2/reference/forward_ref.hpp)
 // on tiny random models: every head's weights within 1e-4, the same top-5 next tokens with
 // probabilities within 1e-3, rows summing to 1, the future exactly 0, the role scores those of
 // the returned weights. The weight scales make attention peaked (checked), so a wrong scale,
@@ -14,9 +14,9 @@
 
 #include "error.hpp"
 #include "gpt2/forward.hpp"
+#include "gpt2/reference/forward_ref.hpp"
 #include "kernels/matmul.hpp"
 #include "head_scores.hpp"
-#include "reference/gpt2_ref.hpp"
 #include "support/seed.hpp"
 
 using attn::gpt2::Config;
@@ -91,7 +91,7 @@ std::vector<std::size_t> top5(const std::vector<double>& p) {
 double check_against_reference(const Weights& w, const std::vector<std::int32_t>& ids) {
   const std::size_t n = ids.size();
   const auto got = attn::gpt2::run(w, ids);
-  const auto want = attn::reference::gpt2_forward_ref(w, ids);
+  const auto want = attn::gpt2::reference::forward_ref(w, ids);
   REQUIRE(got.tokens == n);
   REQUIRE(got.layers.size() == w.config.layers);
   double peak = 0.0;
