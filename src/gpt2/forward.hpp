@@ -59,13 +59,16 @@ struct RunResult {
 // once): the binding refuses a run that would not fit before starting it.
 std::size_t run_bytes(const Config& config, std::size_t n, std::size_t kept_layers);
 
-// The number of distinct layers options keeps (validated as run() does).
+// Which layers keep their weights (kept[l]), and how many distinct layers that is; both refuse a
+// layer that does not exist, as run() does. Defined in validate_run.cpp.
+std::vector<bool> kept_layers(const Config& config, const RunOptions& options);
 std::size_t kept_layer_count(const Config& config, const RunOptions& options);
 
 // Checks ids, n and the options against the model and throws attn::Error in a learner's words:
 // no tokens, more tokens than the context, an id outside the vocabulary, a layer that does not
 // exist. Also checks that the weights have the sizes their config says (a programming error of
-// the caller, reported the same way).
+// the caller, reported the same way). Defined in validate_run.cpp: the checks happen once, at
+// the door, before the forward pass.
 void validate_run(const Weights& weights, const std::int32_t* ids, std::size_t n, const RunOptions& options);
 
 // The forward pass over ids[0..n). Throws what validate_run() throws, and attn::Error if the
