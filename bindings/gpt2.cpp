@@ -1,4 +1,4 @@
-// Embind layer of the GPT-2 module (issue 26), for web/gpt2.js only: a module of its own,
+// Embind layer of the GPT-2 module (issue 26), for web/api/gpt2.js only: a module of its own,
 // loaded when a page opens a GPT-2 file, so neither the calculator's modules nor the learned
 // heads' grow by a byte. A loader and then a model live in this module's heap between calls,
 // named by handles (convert.hpp); errors come back as { error: message }.
@@ -215,7 +215,7 @@ val gpt2_run(double handle, val args) {
   });
 }
 
-// The bytes a run of n tokens keeping `kept` layers' weights needs: web/gpt2.js refuses a run
+// The bytes a run of n tokens keeping `kept` layers' weights needs: web/api/gpt2.js refuses a run
 // that would not fit the heap before starting it.
 val gpt2_run_bytes(double handle, double n, double kept) {
   return guarded([&] {

@@ -12,7 +12,7 @@
 //   run { text, endOfTextFirst, layer } → a run: every head's scores, the layer's weights (the
 //        last run is kept: asked again for another of its layers, it is not run again)
 //   { abort: id } stops that open's reads.
-import { MAX_KEPT_WEIGHTS, loadGpt2Core, openGpt2, runFlat } from '../gpt2.js';
+import { MAX_KEPT_WEIGHTS, loadGpt2Core, openGpt2, runFlat } from '../api/gpt2.js';
 import { forgetStored, openStoredFile, startKeeping, storedModel } from './gpt2-store.js';
 
 

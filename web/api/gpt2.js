@@ -9,9 +9,9 @@
 // plan (the tensors GPT-2 needs, their byte ranges, the memory they take), then only those ranges,
 // each chunk copied into the core's staging buffer and converted there into the float32 weights.
 // The attn.bias buffers and a tied lm_head are never read, nor fetched.
-import { argument, describe, fail, optionsOf, toBoolean, unwrap } from './api/arguments.js';
-import { fetchBytes, instantiate } from './api/modules.js';
-import { fileUrl } from './assets.js';
+import { argument, describe, fail, optionsOf, toBoolean, unwrap } from './arguments.js';
+import { fetchBytes, instantiate } from './modules.js';
+import { fileUrl } from '../assets.js';
 
 const END_OF_TEXT = 50256;
 // wasm32's heap ends at 4 GiB (4.29 GB); a model may take 3.5 GB of it, the rest is left to runs
