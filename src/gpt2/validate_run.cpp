@@ -2,6 +2,7 @@
 // words a learner reads, made once before the pass starts, so that forward.cpp holds the model
 // alone.
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "error.hpp"
@@ -19,7 +20,12 @@ std::string grouped(std::string digits) {
 
 std::string grouped(std::uint64_t v) { return grouped(std::to_string(v)); }
 
-std::string tokens(std::size_t count) { return grouped(std::uint64_t(count)) + (count == 1 ? " token" : " tokens"); }
+// A count JS counts in doubles, shown as its toLocaleString('en-US') shows it: every digit.
+std::string grouped(double v) {
+  char digits[400];
+  std::snprintf(digits, sizeof digits, "%.0f", v);
+  return grouped(std::string(digits));
+}
 
 void check_size(std::size_t got, std::size_t want, const char* what) {
   if (got != want) {
@@ -54,15 +60,17 @@ void check_sizes(const Weights& w) {
 
 }  // namespace
 
+// The messages below are the ones web/api/gpt2.js gave when it made these checks itself: a
+// learner reads them in the GPT-2 panel, after its first letter is capitalised.
 std::vector<bool> kept_layers(const Config& config, const RunOptions& options) {
   std::vector<bool> kept(config.layers, !options.layers.has_value());
   if (options.layers) {
-    for (std::size_t l : *options.layers) {
+    for (std::uint64_t l : *options.layers) {
       if (l >= config.layers) {
-        throw Error("There is no layer " + std::to_string(l) + ": this model has " + std::to_string(config.layers) +
-                    " layers, numbered 0 to " + std::to_string(config.layers - 1) + ".");
+        throw Error("layers holds " + std::to_string(l) + ": GPT-2's layers here are numbered 0 to " +
+                    std::to_string(config.layers - 1));
       }
-      kept[l] = true;
+      kept[std::size_t(l)] = true;
     }
   }
   return kept;
@@ -83,10 +91,20 @@ void validate_run(const Weights& w, const std::int32_t* ids, std::size_t n, cons
   }
   check_sizes(w);
 
+  const std::size_t kept = kept_layer_count(c, options);
   if (n == 0) throw Error("There is no text to run: GPT-2 needs at least one token.");
   if (n > c.context) {
-    throw Error("The text is " + tokens(n) + " long, but this model reads at most " + tokens(c.context) +
-                " at a time (its context). Shorten the text by " + tokens(n - c.context) + ".");
+    throw Error("the text is " + grouped(std::uint64_t(n)) + " tokens long" +
+                (options.end_of_text_first ? " with <|endoftext|> first" : "") + ", more than this model's context of " +
+                grouped(std::uint64_t(c.context)) + " tokens");
+  }
+  // In double, as JS counted them: no product can wrap.
+  const double weights = double(kept) * double(c.heads) * double(n) * double(n);
+  if (weights > double(kMaxKeptWeights)) {
+    throw Error(std::to_string(kept) + (kept == 1 ? " layer" : " layers") + " of " + std::to_string(c.heads) +
+                " heads at " + std::to_string(n) + " tokens would return " + grouped(weights) +
+                " attention weights, more than the " + grouped(kMaxKeptWeights) +
+                " one run returns: name fewer layers (options.layers) or use a shorter text");
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (ids[i] < 0 || std::size_t(ids[i]) >= c.vocab_size) {
@@ -94,7 +112,6 @@ void validate_run(const Weights& w, const std::int32_t* ids, std::size_t n, cons
                   grouped(std::uint64_t(c.vocab_size)) + " tokens, numbered 0 to " + grouped(std::uint64_t(c.vocab_size - 1)) + ".");
     }
   }
-  kept_layers(c, options);
 }
 
 }  // namespace attn::gpt2
