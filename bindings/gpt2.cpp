@@ -1,4 +1,4 @@
-// Embind layer of the GPT-2 module (issue 26), for web/gpt2.js only: a module of its own,
+// Embind layer of the GPT-2 module (issue 26), for web/api/gpt2.js only: a module of its own,
 // loaded when a page opens a GPT-2 file, so neither the calculator's modules nor the learned
 // heads' grow by a byte. A loader and then a model live in this module's heap between calls,
 // named by handles (convert.hpp); errors come back as { error: message }.
@@ -7,7 +7,8 @@
 //   gpt2Staging(handle) → the staging buffer's address; JS copies each chunk of the file there, then
 //   gpt2Write(handle, fileOffset, length) → {}; gpt2Finish(handle) → {} (the loader becomes the model)
 //   gpt2LoadTokenizer(bytes) → {}; gpt2Tokenize(text) → { ids, tokens }
-//   gpt2Run(handle, { ids, layers }) → { layers, next }; gpt2Free(handle)
+//   gpt2Run(handle, { ids, endOfTextFirst, layers }) → { layers, next }; gpt2Free(handle)
+//   gpt2Limits() → { stagingBytes, maxKeptWeights }
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 #include <malloc.h>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "convert.hpp"
+#include "convert_head_scores.hpp"
 #include "error.hpp"
 #include "gpt2/forward.hpp"
 #include "gpt2/loader.hpp"
@@ -68,7 +70,7 @@ val config_object(const attn::gpt2::Config& c) {
 }
 
 // args: { header: Uint8Array (the JSON after the 8-byte length), fileSize, heads (0: d / 64),
-//         memoryLimit (bytes; 0: none), memoryLimitWords }
+//         headsName (the option it came from), memoryLimit (bytes; 0: none), memoryLimitWords }
 // → { handle, config, ranges: [begin, end, …] (file offsets), readBytes, weightBytes, skipped }
 val gpt2_plan(val args) {
   return guarded([&] {
@@ -76,7 +78,8 @@ val gpt2_plan(val args) {
     const auto file_size = whole_number<std::uint64_t>(args["fileSize"].as<double>(), "fileSize");
     const attn::gpt2::safetensors::Header header = attn::gpt2::safetensors::parse_header(json.data(), json.size(), file_size);
     attn::gpt2::LoadOptions options;
-    options.heads = whole_number<std::size_t>(args["heads"].as<double>(), "heads");
+    options.heads = whole_number<std::uint64_t>(args["heads"].as<double>(), "heads");
+    options.heads_name = args["headsName"].as<std::string>();
     options.memory_limit = whole_number<std::uint64_t>(args["memoryLimit"].as<double>(), "memoryLimit");
     options.memory_limit_words = args["memoryLimitWords"].as<std::string>();
     attn::gpt2::LoadPlan plan = attn::gpt2::plan_load(header, options);
@@ -169,7 +172,8 @@ val gpt2_tokenize(val bytes) {
   });
 }
 
-// args: { ids: Int32Array, layers: [index] | undefined (every layer) }
+// args: { ids: Int32Array, endOfTextFirst: ids[0] is the <|endoftext|> put first (for the
+//         messages), layers: [index] | undefined (every layer) }; the core checks the values
 // → { layers: [{ heads: [{ weights: Float32Array n×n | null, previousToken, firstToken, induction }] }],
 //     next: [{ id, token, probability }] }
 val gpt2_run(double handle, val args) {
@@ -178,10 +182,11 @@ val gpt2_run(double handle, val args) {
     if (m.filler) throw attn::Error("this GPT-2 model is still being read");
     const auto ids = emscripten::convertJSArrayToNumberVector<std::int32_t>(args["ids"]);
     attn::gpt2::RunOptions options;
+    options.end_of_text_first = args["endOfTextFirst"].as<bool>();
     const val layers_arg = args["layers"];
     if (!layers_arg.isUndefined()) {
-      std::vector<std::size_t> layers;
-      for (double l : emscripten::convertJSArrayToNumberVector<double>(layers_arg)) layers.push_back(whole_number<std::size_t>(l, "layer"));
+      std::vector<std::uint64_t> layers;
+      for (double l : emscripten::convertJSArrayToNumberVector<double>(layers_arg)) layers.push_back(whole_number<std::uint64_t>(l, "layer"));
       options.layers = std::move(layers);
     }
     const attn::gpt2::RunResult r = attn::gpt2::run(m.weights, ids, options);
@@ -192,10 +197,7 @@ val gpt2_run(double handle, val args) {
       for (const attn::gpt2::HeadResult& h : layer) {
         val head = val::object();
         head.set("weights", h.weights.empty() ? val::null() : float32_array(h.weights));
-        // Means over no positions are undefined: null, never NaN (as for the learned heads).
-        head.set("previousToken", n > 1 ? val(h.scores.previous_token) : val::null());
-        head.set("firstToken", n > 1 ? val(h.scores.first_token) : val::null());
-        head.set("induction", h.scores.induction_positions ? val(h.scores.induction) : val::null());
+        set_head_scores(head, h.scores, n);
         heads.call<void>("push", head);
       }
       val layer_out = val::object();
@@ -217,8 +219,7 @@ val gpt2_run(double handle, val args) {
   });
 }
 
-// The bytes a run of n tokens keeping `kept` layers' weights needs: web/gpt2.js refuses a run
-// that would not fit the heap before starting it.
+// The bytes a run of n tokens keeping `kept` layers' weights needs (run_bytes).
 val gpt2_run_bytes(double handle, double n, double kept) {
   return guarded([&] {
     const Gpt2& m = find(models(), handle, "GPT-2 model");
@@ -227,6 +228,16 @@ val gpt2_run_bytes(double handle, double n, double kept) {
                                                   whole_number<std::size_t>(kept, "kept"))));
     return out;
   });
+}
+
+// The core's limits that web/api/gpt2.js and the GPT-2 panel's worker work within:
+// → { stagingBytes: the chunk gpt2Write takes at most, maxKeptWeights: the attention weights one
+//     run may return }
+val gpt2_limits() {
+  val out = val::object();
+  out.set("stagingBytes", double(attn::gpt2::WeightFiller::kStagingBytes));
+  out.set("maxKeptWeights", double(attn::gpt2::kMaxKeptWeights));
+  return out;
 }
 
 // Bytes the allocator has handed out and not taken back, and the heap's size: the memory tests.
@@ -245,4 +256,5 @@ EMSCRIPTEN_BINDINGS(attention_calc_gpt2) {
   emscripten::function("gpt2Run", &gpt2_run);
   emscripten::function("gpt2RunBytes", &gpt2_run_bytes);
   emscripten::function("gpt2HeapInUse", &gpt2_heap_in_use);
+  emscripten::function("gpt2Limits", &gpt2_limits);
 }

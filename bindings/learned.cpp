@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "convert.hpp"
+#include "convert_head_scores.hpp"
 #include "error.hpp"
 #include "learned/checkpoint.hpp"
 #include "learned/goals.hpp"
 #include "learned/model.hpp"
-#include "learned/scores.hpp"
 #include "learned/text_run.hpp"
 #include "learned/trainer.hpp"
 #include "learned/vocabulary.hpp"
@@ -55,13 +55,9 @@ val learned_run(const attn::learned::ModelConfig& c, const std::vector<float>& p
     val heads = val::array();
     for (std::size_t h = 0; h < c.heads; ++h) {
       const float* w = r.head_weights(l * c.heads + h);
-      const HeadScores& s = r.heads[l * c.heads + h];
       val head = val::object();
       head.set("weights", float32_array(std::vector<float>(w, w + n * n)));
-      // Means over no positions are undefined: null, never NaN.
-      head.set("previousToken", n > 1 ? val(s.previous_token) : val::null());
-      head.set("firstToken", n > 1 ? val(s.first_token) : val::null());
-      head.set("induction", s.induction_positions ? val(s.induction) : val::null());
+      set_head_scores(head, r.heads[l * c.heads + h], n);
       heads.call<void>("push", head);
     }
     val layer = val::object();

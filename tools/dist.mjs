@@ -184,10 +184,10 @@ const assetsFromLabs = (modules) => ({
   },
 });
 await build({ ...BUNDLE, plugins: [...BUNDLE.plugins, assetsFromLabs(['attention', 'learned'])], entryPoints: [join(WEB, WORKER)], outfile: join(DIST, WORKER) });
-// The GPT-2 panel's worker, likewise: it holds gpt2.js's code, which the panel's chunk then does not.
+// The GPT-2 panel's worker, likewise: it holds api/gpt2.js's code, which the panel's chunk then does not.
 await build({ ...BUNDLE, plugins: [...BUNDLE.plugins, assetsFromLabs(['gpt2'])], entryPoints: [join(WEB, GPT2_WORKER)], outfile: join(DIST, GPT2_WORKER) });
 // The JS API alone (attention-calc/attention.js): one minified file beside the element, loading the
-// same dist/wasm/ (the GPT-2 reader, import('./gpt2.js'), inlined: it is the API's to load).
+// same dist/wasm/ (the GPT-2 reader, import('./api/gpt2.js'), inlined: it is the API's to load).
 await build({ ...BUNDLE, entryPoints: [join(WEB, 'attention.js')], outfile: join(DIST, 'attention.js') });
 // Copies, never links: dist/ files are rewritten below and must not write through to web/.
 for (const path of COPIED) cpSync(join(WEB, path), join(DIST, path), { recursive: true, dereference: true });
@@ -249,9 +249,9 @@ const learnedOnly = beyond(new Set([...panelSet, ...trainSet]), elementFiles, ..
 // The four labs' chunks and the chunks only they share (sliders, tables).
 // The labs' stylesheet comes in a chunk of its own with the first lab.
 const labChunks = beyond(new Set([...otherLabs.flatMap((set) => [...set]), ...closure(outputOf('labs/labs-styles.js'))]), elementFiles);
-// The GPT-2 panel's code (its chunk and web/gpt2.js's, which attn.openGpt2 imports): loaded only
+// The GPT-2 panel's code (its chunk and web/api/gpt2.js's, which attn.openGpt2 imports): loaded only
 // when panels="gpt2" is shown, with GPT-2's wasm and tokenizer; reported on its own below.
-const gpt2Set = new Set([...closure(outputOf('labs/gpt2-panel.js')), ...closure(outputOf('gpt2.js'))]);
+const gpt2Set = new Set([...closure(outputOf('labs/gpt2-panel.js')), ...closure(outputOf('api/gpt2.js'))]);
 const gpt2Only = beyond(gpt2Set, elementFiles, ...otherLabs, panelSet);
 // The four labs of the lesson's second half; the learned and GPT-2 panels are reported on their own below.
 const fourLabsJs = widgetJs.filter((f) => !learnedOnly.includes(f) && !gpt2Only.includes(f));

@@ -15,6 +15,7 @@
 
 #include "error.hpp"
 #include "gpt2/tokenizer.hpp"
+#include "utf8.hpp"
 
 namespace {
 
@@ -51,7 +52,7 @@ std::string parse_json_string(const std::string& line) {
           }
         }
         if (u >= 0xD800 && u <= 0xDFFF) u = 0xFFFD;  // a lone surrogate, as TextEncoder writes it
-        attn::gpt2::append_utf8(out, static_cast<char32_t>(u));
+        attn::append_utf8(out, static_cast<char32_t>(u));
         break;
       }
       default: out += e; break;  // \" \\ \/

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "head_scores.hpp"
 #include "learned/checkpoint.hpp"
 #include "learned/goals.hpp"
 #include "learned/text_run.hpp"
@@ -19,6 +20,7 @@
 #include "learned/vocabulary.hpp"
 
 using namespace attn::learned;
+using attn::HeadScores;
 
 namespace {
 

@@ -12,7 +12,7 @@
 //
 // This file assembles the Attention object from modules by job (api/): loading the core
 // (modules.js), input conversion (convert.js), the calculator's API (calculator.js), the labs'
-// (labs.js), the learned heads' with their own module (learned.js), and GPT-2 (../gpt2.js,
+// (labs.js), the learned heads' with their own module (learned.js), and GPT-2 (gpt2.js,
 // loaded on first use). The rule between JS and the core: JS checks the form of an input (a
 // number, a matrix, a string), the core every value and limit.
 
@@ -125,12 +125,12 @@ class Attention {
    * use. See attention.d.ts.
    */
   openGpt2(source, options) {
-    return import('./gpt2.js').then((gpt2) => gpt2.openGpt2({ core: () => this.#gpt2Core() }, source, options));
+    return import('./api/gpt2.js').then((gpt2) => gpt2.openGpt2({ core: () => this.#gpt2Core() }, source, options));
   }
 
   #gpt2Core() {
     if (!this.#gpt2Loading) {
-      this.#gpt2Loading = import('./gpt2.js').then((gpt2) => gpt2.loadGpt2Core(this.#base, this.#variant));
+      this.#gpt2Loading = import('./api/gpt2.js').then((gpt2) => gpt2.loadGpt2Core(this.#base, this.#variant));
       this.#gpt2Loading.catch(() => (this.#gpt2Loading = null)); // a failed load can be tried again
     }
     return this.#gpt2Loading;

@@ -12,7 +12,7 @@
 //                 (kernels/matmul.hpp, matmul_packed_ab_add_blocked);
 //   scores        one head's n×n at a time (the kept heads' are written in place);
 //   logits        vocab floats (the last row only);
-//   kept weights  kept layers × heads × n × n floats, the result itself;
+//   kept weights  kept layers × heads × n × n floats, the result itself (at most kMaxKeptWeights);
 //   role scores   layers × heads HeadScores.
 // The weights are read where they are, never copied whole or repacked. GPT-2 small at 1,024
 // tokens: 35 MB of activations and 4 MB of scores, plus 50 MB per kept layer (604 MB for all 12);
@@ -22,16 +22,23 @@
 #include <optional>
 #include <vector>
 
-#include "../learned/scores.hpp"
+#include "../head_scores.hpp"
 #include "model.hpp"
 
 namespace attn::gpt2 {
 
+// The attention weights one run may return, over all kept heads: 2^24 numbers (the JS arrays
+// take about 134 MB). GPT-2 small keeps every layer up to 341 tokens, one layer up to 1,024.
+inline constexpr std::uint64_t kMaxKeptWeights = std::uint64_t{1} << 24;
+
 struct RunOptions {
   // The layers (0-based) whose heads' attention weights come back: every layer when not given
   // (std::nullopt), none for an empty list. Duplicates are allowed; an index past the last layer
-  // is refused.
-  std::optional<std::vector<std::size_t>> layers;
+  // is refused. 64-bit, so that an index a 32-bit size_t would wrap reaches that check as given.
+  std::optional<std::vector<std::uint64_t>> layers;
+  // Whether ids[0] is the <|endoftext|> the caller put before the text: the messages that count
+  // the text's tokens then say so.
+  bool end_of_text_first = false;
 };
 
 struct NextToken {
@@ -43,10 +50,10 @@ struct HeadResult {
   // n×n row-major: row i is the distribution of position i over positions 0..i (zeros after i).
   // Empty for a layer that was not asked for.
   std::vector<float> weights;
-  // attn::learned::head_scores of this head's weights, position 0 playing the first (BOS) token;
+  // attn::head_scores of this head's weights, position 0 playing the first (BOS) token;
   // computed for every head, kept or not. previous_token and first_token mean nothing when n < 2,
   // induction when induction_positions is 0.
-  learned::HeadScores scores;
+  HeadScores scores;
 };
 
 struct RunResult {
@@ -59,13 +66,16 @@ struct RunResult {
 // once): the binding refuses a run that would not fit before starting it.
 std::size_t run_bytes(const Config& config, std::size_t n, std::size_t kept_layers);
 
-// The number of distinct layers options keeps (validated as run() does).
+// Which layers keep their weights (kept[l]), and how many distinct layers that is; both refuse a
+// layer that does not exist, as run() does. Defined in validate_run.cpp.
+std::vector<bool> kept_layers(const Config& config, const RunOptions& options);
 std::size_t kept_layer_count(const Config& config, const RunOptions& options);
 
 // Checks ids, n and the options against the model and throws attn::Error in a learner's words:
-// no tokens, more tokens than the context, an id outside the vocabulary, a layer that does not
-// exist. Also checks that the weights have the sizes their config says (a programming error of
-// the caller, reported the same way).
+// a layer that does not exist, no tokens, more tokens than the context, more attention weights
+// kept than kMaxKeptWeights, an id outside the vocabulary. Also checks that the weights have the
+// sizes their config says (a programming error of the caller, reported the same way).
+// Defined in validate_run.cpp: the checks happen once, at the door, before the forward pass.
 void validate_run(const Weights& weights, const std::int32_t* ids, std::size_t n, const RunOptions& options);
 
 // The forward pass over ids[0..n). Throws what validate_run() throws, and attn::Error if the

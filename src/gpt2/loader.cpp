@@ -150,6 +150,11 @@ float bf16_to_f32(std::uint16_t h) {
 }
 
 LoadPlan plan_load(const Header& header, const LoadOptions& options) {
+  if (options.heads > kMaxHeads) {
+    // In the words web/api/gpt2.js used when it made this check itself.
+    throw Error(options.heads_name + " must be a whole number of heads from 1 to " + std::to_string(kMaxHeads) +
+                " (got " + std::to_string(options.heads) + ")");
+  }
   // The keys without the prefix, each once.
   std::map<std::string, const Tensor*, std::less<>> by_key;
   for (const Tensor& t : header.tensors) {

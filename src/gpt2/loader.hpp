@@ -22,9 +22,15 @@
 
 namespace attn::gpt2 {
 
+// The most heads a model may be given (LoadOptions::heads).
+inline constexpr std::uint64_t kMaxHeads = 4096;
+
 struct LoadOptions {
   // The number of heads, config.json's n_head; 0: d_model / 64, the head size of the GPT-2 family.
-  std::size_t heads = 0;
+  // At most kMaxHeads; 64-bit, so that a count a 32-bit size_t would wrap reaches that check as given.
+  std::uint64_t heads = 0;
+  // How a refusal names `heads`: the caller's name for it ("heads", or "config.n_head").
+  std::string heads_name = "heads";
   // The most bytes the loaded model may take (the weights as float32 and the staging buffer);
   // 0: no limit. Refused before any tensor is read.
   std::uint64_t memory_limit = 0;

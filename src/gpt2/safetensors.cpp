@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "error.hpp"
-#include "gpt2/tokenizer.hpp"
+#include "utf8.hpp"
 
 namespace attn::gpt2::safetensors {
 
@@ -170,7 +170,7 @@ class Parser {
         ++i_;
         continue;
       }
-      const std::size_t k = utf8_length();
+      const std::size_t k = utf8_char_length(std::string_view(reinterpret_cast<const char*>(p_), n_), i_);
       if (k == 0) syntax("bytes that are not UTF-8");
       s.append(reinterpret_cast<const char*>(p_ + i_), k);
       i_ += k;
@@ -314,34 +314,6 @@ class Parser {
       cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
     }
     append_utf8(s, cp);
-  }
-
-  // The length of the well-formed UTF-8 character at i_ (Unicode table 3-7), 0 if none.
-  std::size_t utf8_length() const {
-    const unsigned b = p_[i_];
-    std::size_t need;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (b >= 0xC2 && b <= 0xDF) {
-      need = 1;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      need = 2;
-      if (b == 0xE0) lo = 0xA0;
-      if (b == 0xED) hi = 0x9F;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      need = 3;
-      if (b == 0xF0) lo = 0x90;
-      if (b == 0xF4) hi = 0x8F;
-    } else {
-      return 0;
-    }
-    if (n_ - i_ <= need) return 0;
-    for (std::size_t k = 1; k <= need; ++k) {
-      const unsigned c = p_[i_ + k];
-      if (c < lo || c > hi) return 0;
-      lo = 0x80;
-      hi = 0xBF;
-    }
-    return need + 1;
   }
 
   const std::uint8_t* p_;

@@ -33,6 +33,7 @@
 
 #include "error.hpp"
 #include "gpt2/unicode_classes.hpp"
+#include "utf8.hpp"
 
 namespace attn::gpt2 {
 
@@ -78,37 +79,6 @@ unicode::CodePointClass class_of(char32_t c) {
   if (it == std::begin(unicode::kRanges)) return unicode::kOther;
   --it;
   return c <= it->last ? it->cls : unicode::kOther;
-}
-
-// The length of the complete, valid UTF-8 character at s[i], or 0 if none starts there (Unicode's
-// well-formed sequences, table 3-7: no overlong forms, no surrogates, nothing past U+10FFFF).
-std::size_t valid_char_length(std::string_view s, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned b = byte(i);
-  if (b < 0x80) return 1;
-  std::size_t need;
-  unsigned lo = 0x80, hi = 0xBF;
-  if (b >= 0xC2 && b <= 0xDF) {
-    need = 1;
-  } else if (b >= 0xE0 && b <= 0xEF) {
-    need = 2;
-    if (b == 0xE0) lo = 0xA0;
-    if (b == 0xED) hi = 0x9F;
-  } else if (b >= 0xF0 && b <= 0xF4) {
-    need = 3;
-    if (b == 0xF0) lo = 0x90;
-    if (b == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + need >= s.size()) return 0;
-  for (std::size_t k = 1; k <= need; ++k) {
-    const unsigned c = byte(i + k);
-    if (c < lo || c > hi) return 0;
-    lo = 0x80;
-    hi = 0xBF;
-  }
-  return need + 1;
 }
 
 // TextDecoder's UTF-8 decoder (the WHATWG Encoding Standard): each maximal subpart of an invalid
@@ -191,24 +161,6 @@ std::size_t piece_end(const std::vector<char32_t>& cps, std::size_t i) {
 }
 
 }  // namespace
-
-void append_utf8(std::string& s, char32_t c) {
-  if (c < 0x80) {
-    s += static_cast<char>(c);
-  } else if (c < 0x800) {
-    s += static_cast<char>(0xC0 | (c >> 6));
-    s += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    s += static_cast<char>(0xE0 | (c >> 12));
-    s += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    s += static_cast<char>(0xF0 | (c >> 18));
-    s += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    s += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
 
 struct Tokenizer::Scratch {
   std::vector<std::int32_t> word;
@@ -384,7 +336,7 @@ std::string Tokenizer::token_text(std::int32_t id) const {
   const std::string& bytes = token_bytes(id);
   std::string text;
   for (std::size_t i = 0; i < bytes.size();) {
-    const std::size_t length = valid_char_length(bytes, i);
+    const std::size_t length = utf8_char_length(bytes, i);
     if (length > 0) {
       text.append(bytes, i, length);
       i += length;

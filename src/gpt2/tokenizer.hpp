@@ -13,9 +13,6 @@
 
 namespace attn::gpt2 {
 
-// Appends code point c (at most 0x10FFFF, not a surrogate) to s as UTF-8.
-void append_utf8(std::string& s, char32_t c);
-
 class Tokenizer {
  public:
   static constexpr std::int32_t end_of_text = 50256;

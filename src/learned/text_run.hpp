@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model.hpp"
-#include "scores.hpp"
+#include "../head_scores.hpp"
 
 namespace attn::learned {
 

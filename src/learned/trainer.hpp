@@ -8,7 +8,7 @@
 
 #include "../random.hpp"
 #include "model.hpp"
-#include "scores.hpp"
+#include "../head_scores.hpp"
 #include "task.hpp"
 
 namespace attn::learned {

@@ -20,7 +20,7 @@ const index = ready ? JSON.parse(readFileSync(`${FIXTURES}index.json`, 'utf8')) 
 const reference = (name) => JSON.parse(readFileSync(`${FIXTURES}${name}/reference.json`, 'utf8'));
 const modelPath = (name) => `${FIXTURES}${name}/model.safetensors`;
 
-// The learned heads' definitions (src/learned/scores.hpp), recomputed here from the weights.
+// The learned heads' definitions (src/head_scores.hpp), recomputed here from the weights.
 function roles(w, ids) {
   const n = ids.length;
   if (n < 2) return { previousToken: null, firstToken: null, induction: null };
@@ -261,6 +261,10 @@ describe('GPT-2 through attn.openGpt2', { skip: !ready && 'build-fixtures/gpt2 i
           await assert.rejects(attn.openGpt2(source), { message });
         }
         await assert.rejects(attn.openGpt2(good, { heads: 3 }), { message: /head/ });
+        // The form is JS's to check, the number of heads the core's; both name the option as given.
+        await assert.rejects(attn.openGpt2(good, { heads: 1.5 }), { message: 'heads must be a whole number of heads (got 1.5)' });
+        await assert.rejects(attn.openGpt2(good, { heads: 4097 }), { message: 'heads must be a whole number of heads from 1 to 4096 (got 4097)' });
+        await assert.rejects(attn.openGpt2(good, { config: { n_head: 2 ** 40 } }), { message: 'config.n_head must be a whole number of heads from 1 to 4096 (got 1099511627776)' });
         await assert.rejects(attn.openGpt2(good, { onProgress: 1 }), { message: /onProgress must be a function/ });
         model.dispose();
       });

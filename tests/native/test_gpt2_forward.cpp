@@ -1,4 +1,4 @@
-// GPT-2's forward pass (gpt2/forward.hpp) against the float64 reference (reference/gpt2_ref.hpp)
+// GPT-2's forward pass (gpt2/forward.hpp) against the float64 reference (gpt2/reference/forward_ref.hpp)
 // on tiny random models: every head's weights within 1e-4, the same top-5 next tokens with
 // probabilities within 1e-3, rows summing to 1, the future exactly 0, the role scores those of
 // the returned weights. The weight scales make attention peaked (checked), so a wrong scale,
@@ -14,9 +14,9 @@
 
 #include "error.hpp"
 #include "gpt2/forward.hpp"
+#include "gpt2/reference/forward_ref.hpp"
 #include "kernels/matmul.hpp"
-#include "learned/scores.hpp"
-#include "reference/gpt2_ref.hpp"
+#include "head_scores.hpp"
 #include "support/seed.hpp"
 
 using attn::gpt2::Config;
@@ -91,7 +91,7 @@ std::vector<std::size_t> top5(const std::vector<double>& p) {
 double check_against_reference(const Weights& w, const std::vector<std::int32_t>& ids) {
   const std::size_t n = ids.size();
   const auto got = attn::gpt2::run(w, ids);
-  const auto want = attn::reference::gpt2_forward_ref(w, ids);
+  const auto want = attn::gpt2::reference::forward_ref(w, ids);
   REQUIRE(got.tokens == n);
   REQUIRE(got.layers.size() == w.config.layers);
   double peak = 0.0;
@@ -125,13 +125,13 @@ double check_against_reference(const Weights& w, const std::vector<std::int32_t>
       CHECK(worst_sum <= 1e-5);
       CHECK(future_zero);
       // The scores are head_scores of the weights returned, and close to the reference's.
-      const auto again = attn::learned::head_scores(head.weights.data(), n, ids.data());
+      const auto again = attn::head_scores(head.weights.data(), n, ids.data());
       CHECK(head.scores.previous_token == again.previous_token);
       CHECK(head.scores.first_token == again.first_token);
       CHECK(head.scores.induction == again.induction);
       CHECK(head.scores.induction_positions == again.induction_positions);
       const std::vector<float> ref_float(ref.begin(), ref.end());
-      const auto from_ref = attn::learned::head_scores(ref_float.data(), n, ids.data());
+      const auto from_ref = attn::head_scores(ref_float.data(), n, ids.data());
       CHECK(std::fabs(head.scores.previous_token - from_ref.previous_token) <= 1e-4);
       CHECK(std::fabs(head.scores.first_token - from_ref.first_token) <= 1e-4);
       CHECK(std::fabs(head.scores.induction - from_ref.induction) <= 1e-4);
@@ -186,7 +186,7 @@ TEST_CASE("GPT-2: only the layers asked for keep their weights; the scores and n
   const auto ids = ids_with_repeats(rng, 9, s.vocab);
   const auto all = attn::gpt2::run(w, ids);
   RunOptions options;
-  options.layers = std::vector<std::size_t>{2, 0, 2};
+  options.layers = std::vector<std::uint64_t>{2, 0, 2};
   const auto some = attn::gpt2::run(w, ids, options);
   CHECK(attn::gpt2::kept_layer_count(w.config, options) == 2);
   for (std::size_t l = 0; l < s.layers; ++l) {
@@ -205,13 +205,13 @@ TEST_CASE("GPT-2: only the layers asked for keep their weights; the scores and n
     CHECK(some.next[r].id == all.next[r].id);
     CHECK(some.next[r].probability == all.next[r].probability);
   }
-  options.layers = std::vector<std::size_t>{};
+  options.layers = std::vector<std::uint64_t>{};
   const auto none = attn::gpt2::run(w, ids, options);
   for (const auto& layer : none.layers) {
     for (const auto& head : layer) CHECK(head.weights.empty());
   }
-  options.layers = std::vector<std::size_t>{3};
-  CHECK_THROWS_WITH_AS(attn::gpt2::run(w, ids, options), "There is no layer 3: this model has 3 layers, numbered 0 to 2.",
+  options.layers = std::vector<std::uint64_t>{3};
+  CHECK_THROWS_WITH_AS(attn::gpt2::run(w, ids, options), "layers holds 3: GPT-2's layers here are numbered 0 to 2",
                        attn::Error);
 }
 
@@ -223,8 +223,11 @@ TEST_CASE("GPT-2 refuses empty input, more tokens than the context, and ids outs
                        "There is no text to run: GPT-2 needs at least one token.", attn::Error);
   CHECK_NOTHROW(attn::gpt2::run(w, std::vector<std::int32_t>(16, 3)));
   CHECK_THROWS_WITH_AS(attn::gpt2::run(w, std::vector<std::int32_t>(17, 3)),
-                       "The text is 17 tokens long, but this model reads at most 16 tokens at a time (its context). "
-                       "Shorten the text by 1 token.",
+                       "the text is 17 tokens long, more than this model's context of 16 tokens", attn::Error);
+  RunOptions end_of_text_first;
+  end_of_text_first.end_of_text_first = true;
+  CHECK_THROWS_WITH_AS(attn::gpt2::run(w, std::vector<std::int32_t>(17, 3), end_of_text_first),
+                       "the text is 17 tokens long with <|endoftext|> first, more than this model's context of 16 tokens",
                        attn::Error);
   CHECK_THROWS_WITH_AS(attn::gpt2::run(w, std::vector<std::int32_t>{1, 64}),
                        "Token 1 has id 64, but this model's vocabulary has 64 tokens, numbered 0 to 63.", attn::Error);
@@ -235,6 +238,25 @@ TEST_CASE("GPT-2 refuses empty input, more tokens than the context, and ids outs
                        "The model's c_fc bias has 127 numbers where its shape needs 128: the weights were not loaded "
                        "completely.",
                        attn::Error);
+}
+
+TEST_CASE("GPT-2 returns at most kMaxKeptWeights attention weights a run, and says what to do about more") {
+  // One layer of two heads, each head one number wide: a context long enough to pass the limit.
+  Random rng(2607);
+  const Shape s{1, 2, 2, 8, 4096};
+  const Weights w = tiny_model(rng, s);
+  const auto limit_n = std::size_t(std::sqrt(double(attn::gpt2::kMaxKeptWeights / 2)));  // 2,896
+  REQUIRE(2 * limit_n * limit_n <= attn::gpt2::kMaxKeptWeights);
+  REQUIRE(2 * (limit_n + 1) * (limit_n + 1) > attn::gpt2::kMaxKeptWeights);
+  const std::vector<std::int32_t> at_limit(limit_n, 1), past(limit_n + 1, 1);
+  CHECK_NOTHROW(attn::gpt2::validate_run(w, at_limit.data(), at_limit.size(), {}));
+  CHECK_THROWS_WITH_AS(attn::gpt2::validate_run(w, past.data(), past.size(), {}),
+                       "1 layer of 2 heads at 2897 tokens would return 16,785,218 attention weights, more than the "
+                       "16,777,216 one run returns: name fewer layers (options.layers) or use a shorter text",
+                       attn::Error);
+  RunOptions none;
+  none.layers = std::vector<std::uint64_t>{};
+  CHECK_NOTHROW(attn::gpt2::validate_run(w, past.data(), past.size(), none));
 }
 
 TEST_CASE("GPT-2's memory bound: run_bytes is the activations plus the kept weights, and stays small at GPT-2 small's shape") {

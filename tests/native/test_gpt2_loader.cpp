@@ -195,7 +195,7 @@ std::vector<Spec> tiny_specs(const Tiny& t) {
 
 Bytes tiny_file(const Tiny& t) { return write_safetensors(tiny_specs(t)); }
 
-LoadOptions heads(std::size_t h) {
+LoadOptions heads(std::uint64_t h) {
   LoadOptions o;
   o.heads = h;
   return o;
@@ -441,6 +441,11 @@ TEST_CASE("GPT-2 loader: heads from the option, else d_model / 64") {
   const std::string e8 = load_error(tiny_file(small), heads(0));
   CHECK(has(e8, "not a multiple of 64"));
   CHECK(has(e8, "n_head"));
+  // At most kMaxHeads, named as the caller named the option; a count past 32 bits is not wrapped.
+  CHECK(load_error(f, heads(4097)) == "heads must be a whole number of heads from 1 to 4096 (got 4097)");
+  LoadOptions from_config = heads(std::uint64_t{1} << 32);
+  from_config.heads_name = "config.n_head";
+  CHECK(load_error(f, from_config) == "config.n_head must be a whole number of heads from 1 to 4096 (got 4294967296)");
 }
 
 TEST_CASE("GPT-2 loader: chunks of 1, 3 and 7 bytes and random splits give identical weights") {

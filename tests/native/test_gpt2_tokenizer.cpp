@@ -12,6 +12,7 @@
 
 #include "error.hpp"
 #include "gpt2/tokenizer.hpp"
+#include "utf8.hpp"
 
 using attn::gpt2::Tokenizer;
 using Ids = std::vector<std::int32_t>;
@@ -106,6 +107,34 @@ TEST_CASE("GPT-2 tokenizer: bytes that are not UTF-8 are read as TextDecoder rea
   const Ids ids = gpt2().encode("x \xff\xfe!");
   CHECK(ids == gpt2().encode("x \xEF\xBF\xBD\xEF\xBF\xBD!"));
   CHECK(concatenated(gpt2(), ids) == "x \xEF\xBF\xBD\xEF\xBF\xBD!");
+}
+
+// utf8.hpp serves the tokenizer and the safetensors header alike: each edge of Unicode's table
+// 3-7, just inside and just outside.
+TEST_CASE("UTF-8: a character's length is that of a well-formed sequence, else 0") {
+  const auto length = [](std::string_view s) { return attn::utf8_char_length(s, 0); };
+  CHECK(length("a") == 1);
+  CHECK(length("\x7F") == 1);
+  CHECK(length("\xC2\x80") == 2);
+  CHECK(length("\xDF\xBF") == 2);
+  CHECK(length("\xC1\xBF") == 0);          // overlong
+  CHECK(length("\x80") == 0);              // a continuation byte first
+  CHECK(length("\xE0\xA0\x80") == 3);
+  CHECK(length("\xE0\x9F\xBF") == 0);      // overlong
+  CHECK(length("\xED\x9F\xBF") == 3);
+  CHECK(length("\xED\xA0\x80") == 0);      // a surrogate, U+D800
+  CHECK(length("\xEF\xBF\xBF") == 3);
+  CHECK(length("\xF0\x90\x80\x80") == 4);
+  CHECK(length("\xF0\x8F\xBF\xBF") == 0);  // overlong
+  CHECK(length("\xF4\x8F\xBF\xBF") == 4);  // U+10FFFF
+  CHECK(length("\xF4\x90\x80\x80") == 0);  // past U+10FFFF
+  CHECK(length("\xF5\x80\x80\x80") == 0);
+  CHECK(length("\xE2\x82") == 0);          // cut short by the end
+  CHECK(length("\xE2\x82" "a") == 0);      // cut short by an ASCII byte
+  std::string euro;
+  attn::append_utf8(euro, U'\u20AC');
+  CHECK(euro == "\xE2\x82\xAC");
+  CHECK(length(euro) == 3);
 }
 
 TEST_CASE("GPT-2 tokenizer: tokens as bytes and as text") {

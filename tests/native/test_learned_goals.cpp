@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "error.hpp"
+#include "head_scores.hpp"
 #include "learned/checkpoint.hpp"
 #include "learned/goals.hpp"
 #include "learned/text_run.hpp"
@@ -17,6 +18,8 @@
 #include "support/json.hpp"
 
 using namespace attn::learned;
+using attn::HeadScores;
+using attn::head_scores;
 
 namespace {
 

@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   std::printf("kernels: %s, %zu lanes; mul+add peak %.1f GFLOP/s; attention weights kept: %s\n",
               attn::kernels::arch_name(), attn::kernels::kLanes, peak, keep_all ? "all layers" : "none");
   attn::gpt2::RunOptions options;
-  if (!keep_all) options.layers = std::vector<std::size_t>{};
+  if (!keep_all) options.layers = std::vector<std::uint64_t>{};
   for (std::size_t n : sizes) {
     std::vector<std::int32_t> ids(n);
     for (std::size_t i = 0; i < n; ++i) ids[i] = std::int32_t((i * 7919) % c.vocab_size);

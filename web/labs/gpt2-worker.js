@@ -12,12 +12,12 @@
 //   run { text, endOfTextFirst, layer } → a run: every head's scores, the layer's weights (the
 //        last run is kept: asked again for another of its layers, it is not run again)
 //   { abort: id } stops that open's reads.
-import { MAX_KEPT_WEIGHTS, loadGpt2Core, openGpt2, runFlat } from '../gpt2.js';
+import { loadGpt2Core, openFlatGpt2 } from '../api/gpt2.js';
 import { forgetStored, openStoredFile, startKeeping, storedModel } from './gpt2-store.js';
 
 
 let core = null;     // Promise of GPT-2's module, once asked for
-let model = null;    // the open Gpt2Model
+let model = null;    // the open FlatGpt2 (api/gpt2.js): its runs give flat weights
 let last = null;     // the last run, with the options it was run with
 const aborts = new Map(); // open's id → its AbortController
 
@@ -62,7 +62,7 @@ async function open({ id, baseUrl, simd, config }, source, { keep, name }) {
     });
     const env = { core: () => core };
     if (keep) keeper = await startKeeping({ name, source: typeof source === 'string' ? source : null, config });
-    const opened = await openGpt2(env, source, {
+    const opened = await openFlatGpt2(env, source, {
       signal: abort.signal,
       config,
       onProgress: (loaded, total) => post({ id, progress: [loaded, total] }),
@@ -86,8 +86,9 @@ function live() {
   return model;
 }
 
-// Runs the text: every layer's weights when they fit in one run (MAX_KEPT_WEIGHTS), so that the
-// all-heads grid and the lesson's check can search the whole model, else only the shown layer's.
+// Runs the text: every layer's weights when they fit in one run (the core's maxKeptWeights), so
+// that the all-heads grid and the lesson's check can search the whole model, else only the shown
+// layer's. The text is tokenized once, and its tokens decide which.
 function run({ text, endOfTextFirst, layer }) {
   const m = live();
   let result;
@@ -95,9 +96,10 @@ function run({ text, endOfTextFirst, layer }) {
     result = last.result;
   } else {
     const { layers, heads, context } = m.config;
-    const n = m.tokenize(text).ids.length + (endOfTextFirst ? 1 : 0);
-    const all = layers * heads * n * n <= MAX_KEPT_WEIGHTS && n <= context;
-    result = runFlat(m, text, { endOfTextFirst, layers: all ? undefined : [layer] });
+    const input = m.input(text, { endOfTextFirst });
+    const n = input.ids.length;
+    const all = layers * heads * n * n <= m.limits.maxKeptWeights && n <= context;
+    result = m.run(input, { layers: all ? undefined : [layer] });
     last = { model: m, text, endOfTextFirst, result };
   }
   const shown = withWeights(result, layer);

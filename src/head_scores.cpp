@@ -1,6 +1,6 @@
-#include "scores.hpp"
+#include "head_scores.hpp"
 
-namespace attn::learned {
+namespace attn {
 
 HeadScores head_scores(const float* a, std::size_t n, const int* tokens) {
   HeadScores s;
@@ -22,4 +22,4 @@ HeadScores head_scores(const float* a, std::size_t n, const int* tokens) {
   return s;
 }
 
-}  // namespace attn::learned
+}  // namespace attn

@@ -1,23 +1,25 @@
 #pragma once
 // GPT-2's forward pass in plain double loops, from the facts in the project's gpt2.md and
-// nothing of the kernels: the oracle the float32 forward pass (gpt2/forward.hpp) is tested
-// against. Slow (no blocking, no vectors) and meant for tiny models.
+// nothing of the kernels: the oracle the float32 forward pass (forward.hpp) is tested against.
+// Slow (no blocking, no vectors) and meant for tiny models. It lives beside the model it reads
+// (model.hpp), as the learned model's does (learned/reference/): src/reference/ holds the
+// kernels' references, which know no model.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "../gpt2/model.hpp"
+#include "../model.hpp"
 
-namespace attn::reference {
+namespace attn::gpt2::reference {
 
-struct Gpt2Reference {
+struct ForwardReference {
   std::vector<std::vector<std::vector<double>>> weights;  // [layer][head], n×n row-major
   std::vector<double> probabilities;                      // the next token's, over the whole vocabulary
 };
 
-namespace gpt2_detail {
+namespace detail {
 
 using Rows = std::vector<std::vector<double>>;
 
@@ -48,17 +50,17 @@ inline Rows conv1d(const Rows& x, const AlignedVector<float>& w, const AlignedVe
   return y;
 }
 
-}  // namespace gpt2_detail
+}  // namespace detail
 
-inline Gpt2Reference gpt2_forward_ref(const gpt2::Weights& w, const std::vector<std::int32_t>& ids) {
-  using namespace gpt2_detail;
+inline ForwardReference forward_ref(const Weights& w, const std::vector<std::int32_t>& ids) {
+  using namespace detail;
   const std::size_t n = ids.size(), d = w.config.d_model, heads = w.config.heads, dh = d / heads;
-  Gpt2Reference r;
+  ForwardReference r;
   Rows x(n, std::vector<double>(d));
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < d; ++j) x[i][j] = double(w.wte[std::size_t(ids[i]) * d + j]) + double(w.wpe[i * d + j]);
   }
-  for (const gpt2::Block& b : w.blocks) {
+  for (const Block& b : w.blocks) {
     const Rows qkv = conv1d(layer_norm(x, b.ln1_weight, b.ln1_bias), b.attn_weight, b.attn_bias, 3 * d);
     Rows z(n, std::vector<double>(d, 0.0));
     std::vector<std::vector<double>> layer;
@@ -115,4 +117,4 @@ inline Gpt2Reference gpt2_forward_ref(const gpt2::Weights& w, const std::vector<
   return r;
 }
 
-}  // namespace attn::reference
+}  // namespace attn::gpt2::reference

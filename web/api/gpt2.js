@@ -1,6 +1,8 @@
 // GPT-2 in the browser, from the learner's own model.safetensors, run by this project's core
 // (issue 26). attention.js's attn.openGpt2() loads this module on first use, so no calculator embed
-// downloads it; the C++ side is bindings/gpt2.cpp over src/gpt2/.
+// downloads it; the C++ side is bindings/gpt2.cpp over src/gpt2/. As everywhere in the API, JS
+// checks the form of an input and the core its values and limits: the layers, the context, the
+// attention weights one run may return.
 //
 //   const model = await attn.openGpt2(file);        // a File, bytes, or a URL read by HTTP Range
 //   model.run('The cat sat on the mat because it was tired').layers[5].heads[1].previousToken;
@@ -9,21 +11,19 @@
 // plan (the tensors GPT-2 needs, their byte ranges, the memory they take), then only those ranges,
 // each chunk copied into the core's staging buffer and converted there into the float32 weights.
 // The attn.bias buffers and a tied lm_head are never read, nor fetched.
-import { argument, describe, fail, optionsOf, toBoolean, unwrap } from './api/arguments.js';
-import { fetchBytes, instantiate } from './api/modules.js';
-import { fileUrl } from './assets.js';
+import { argument, describe, fail, optionsOf, toBoolean, unwrap } from './arguments.js';
+import { fetchBytes, instantiate } from './modules.js';
+import { fileUrl } from '../assets.js';
 
 const END_OF_TEXT = 50256;
 // wasm32's heap ends at 4 GiB (4.29 GB); a model may take 3.5 GB of it, the rest is left to runs
 // and the glue.
 const MEMORY_LIMIT = 3.5e9;
 const MEMORY_LIMIT_WORDS = 'the 3.5 GB of WebAssembly memory a browser tab can give a model';
-// The attention weights one run() may return, over all kept heads: 2^24 numbers (the JS arrays
-// take about 134 MB). GPT-2 small keeps every layer up to 341 tokens, one layer up to 1,024.
-export const MAX_KEPT_WEIGHTS = 2 ** 24;
+const MEBIBYTE = 1 << 20;
 // The header, read first: safetensors caps it at 100 MB; GPT-2 small's is 15 KB, so one request
 // of 64 KB usually holds it.
-const HEADER_GUESS = 64 * 1024;
+const HEADER_GUESS = MEBIBYTE >> 4; // 64 KiB
 const MAX_HEADER = 100_000_000;
 
 /**
@@ -49,6 +49,14 @@ export async function loadGpt2Core(base, variant) {
  *   Attention (attention.js)
  */
 export async function openGpt2(env, source, options) {
+  return new Gpt2Model(await openFlatGpt2(env, source, options));
+}
+
+/**
+ * The GPT-2 panel's worker's entry (labs/gpt2-worker.js), not the API's: opens a file as openGpt2
+ * does, as a FlatGpt2.
+ */
+export async function openFlatGpt2(env, source, options) {
   const o = optionsOf(options, 'openGpt2', '{ onProgress(loaded, total) {} }');
   const onProgress = argument('onProgress', () => {
     if (o.onProgress !== undefined && typeof o.onProgress !== 'function') fail(`onProgress must be a function (got ${describe(o.onProgress)})`);
@@ -68,9 +76,10 @@ export async function openGpt2(env, source, options) {
 
   const core = await env.core();
   signal?.throwIfAborted();
+  const { stagingBytes } = core.gpt2Limits();
 
   const { size, header, whole } = await file.header(signal);
-  const plan = unwrap(core.gpt2Plan({ header, fileSize: size, heads, memoryLimit: MEMORY_LIMIT, memoryLimitWords: MEMORY_LIMIT_WORDS }));
+  const plan = unwrap(core.gpt2Plan({ header, fileSize: size, heads: heads.value, headsName: heads.name, memoryLimit: MEMORY_LIMIT, memoryLimitWords: MEMORY_LIMIT_WORDS }));
   const { handle } = plan;
   try {
     // The file's first bytes as they are on disk: the header's length, then the header.
@@ -85,8 +94,8 @@ export async function openGpt2(env, source, options) {
     // Copies `bytes` (the file's, from `offset` on) into the core, a staging buffer at a time.
     const feed = (offset, bytes) => {
       onRead(offset, bytes, size);
-      for (let at = 0; at < bytes.length; at += STAGING_BYTES) {
-        const part = bytes.subarray(at, at + STAGING_BYTES);
+      for (let at = 0; at < bytes.length; at += stagingBytes) {
+        const part = bytes.subarray(at, at + stagingBytes);
         core.HEAPU8.set(part, staging); // HEAPU8 is read each time: the heap may have grown
         unwrap(core.gpt2Write(handle, offset + at, part.length));
       }
@@ -111,15 +120,12 @@ export async function openGpt2(env, source, options) {
       }
     }
     unwrap(core.gpt2Finish(handle));
-    return new Gpt2Model(core, handle, plan.config);
+    return new FlatGpt2(core, handle, plan.config);
   } catch (error) {
     core.gpt2Free(handle);
     throw error;
   }
 }
-
-// The core's staging buffer (src/gpt2/loader.hpp, WeightFiller::kStagingBytes).
-const STAGING_BYTES = 1 << 20;
 
 // Bytes of [begin, end) inside the ranges.
 function overlap(ranges, begin, end) {
@@ -128,15 +134,16 @@ function overlap(ranges, begin, end) {
   return bytes;
 }
 
-// options.heads, else config.json's n_head, else 0 (the core's d_model / 64).
+// options.heads, else config.json's n_head, else 0 (the core's d_model / 64), with the name a
+// message gives it. Its form is checked here; how many heads a model may have, by the core.
 function headsOf(o) {
   if (o.config !== undefined && (o.config === null || typeof o.config !== 'object')) {
     fail(`config must be a parsed config.json object (got ${describe(o.config)})`);
   }
   const value = o.heads ?? o.config?.n_head ?? 0;
   const name = o.heads !== undefined ? 'heads' : 'config.n_head';
-  if (!Number.isInteger(value) || value < 0 || value > 4096) fail(`${name} must be a whole number of heads from 1 to 4096 (got ${describe(value)})`);
-  return value;
+  if (!Number.isSafeInteger(value) || value < 0) fail(`${name} must be a whole number of heads (got ${describe(value)})`);
+  return { value, name };
 }
 
 const isBlob = (value) => typeof Blob !== 'undefined' && value instanceof Blob;
@@ -169,7 +176,12 @@ function headerLength(first8, size) {
   return length;
 }
 
-const MEBIBYTE = 1 << 20;
+// A byte array is handed to the core in slices of 16 MiB, so that an abort stops within one.
+const BYTES_SLICE = 1 << 24;
+// The answers a Range request may get: the range asked for, or the whole file from a server
+// that ignores Range.
+const HTTP_PARTIAL_CONTENT = 206;
+const HTTP_OK = 200;
 
 // Bytes after the header that the header's tensors span (the largest end of their data_offsets);
 // 0 for a header that is not JSON, which the core then refuses in its own words.
@@ -195,9 +207,9 @@ function bytesSource(bytes) {
       return { size: bytes.length, header: bytes.slice(8, 8 + length) };
     },
     async read(begin, end, onChunk, signal) {
-      for (let at = begin; at < end; at += 16 * MEBIBYTE) {
+      for (let at = begin; at < end; at += BYTES_SLICE) {
         signal?.throwIfAborted();
-        onChunk(at, bytes.subarray(at, Math.min(end, at + 16 * MEBIBYTE)));
+        onChunk(at, bytes.subarray(at, Math.min(end, at + BYTES_SLICE)));
       }
     },
   };
@@ -236,7 +248,7 @@ function urlSource(url) {
       if (signal?.aborted) throw signal.reason;
       throw new Error(`could not read ${where}: the request for bytes ${begin}–${end - 1} failed (${error.message})`, { cause: error });
     }
-    if (response.status !== 206 && response.status !== 200) {
+    if (response.status !== HTTP_PARTIAL_CONTENT && response.status !== HTTP_OK) {
       throw new Error(`could not read ${where}: the request for bytes ${begin}–${end - 1} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
     }
     return response;
@@ -264,7 +276,7 @@ function urlSource(url) {
   return {
     async header(signal) {
       const first = await request(0, HEADER_GUESS, signal);
-      if (first.status === 200) return wholeFile(first);
+      if (first.status === HTTP_OK) return wholeFile(first);
       const size = totalOf(first);
       const head = new Uint8Array(await first.arrayBuffer());
       const length = headerLength(head.subarray(0, 8), size);
@@ -282,7 +294,7 @@ function urlSource(url) {
       for (let at = begin; at < end; at += 4 * MEBIBYTE) {
         const stop = Math.min(end, at + 4 * MEBIBYTE);
         const response = await request(at, stop, signal);
-        if (response.status !== 206) throw new Error(`could not read ${where}: the server answered a request for bytes ${at}–${stop - 1} with the whole file`);
+        if (response.status !== HTTP_PARTIAL_CONTENT) throw new Error(`could not read ${where}: the server answered a request for bytes ${at}–${stop - 1} with the whole file`);
         await stream(response, at, onChunk, signal, stop);
       }
     },
@@ -312,7 +324,7 @@ function urlSource(url) {
       }
     };
     await take(8);
-    const length = headerLength(buffered.subarray(0, 8), Number.isFinite(size) ? size : Number.MAX_SAFE_INTEGER);
+    const length = headerLength(buffered.subarray(0, 8), Number.isFinite(size) ? size : Infinity);
     await take(8 + length);
     if (buffered.length < 8 + length) throw new Error(`could not read ${where}: the file ends inside its header`);
     const header = buffered.slice(8, 8 + length);
@@ -336,19 +348,13 @@ function urlSource(url) {
 
 const release = new FinalizationRegistry(({ core, handle }) => core.gpt2Free(handle));
 
-/** A GPT-2 whose weights live in the GPT-2 module's heap. See attention.d.ts (Gpt2Model). */
 /**
- * model.run(text, options), with each head's weights as one n×n row-major Float32Array instead of
- * n arrays: the panel's worker moves them to the page without building a number per weight.
+ * An open GPT-2 whose weights live in the GPT-2 module's heap, as the panel's worker uses it:
+ * input() turns a text into a run's tokens once, and run() gives each head's weights as one
+ * n×n row-major Float32Array, which the worker moves to the page without building a number per
+ * weight. Gpt2Model, the API's, is this with its arguments checked and the weights as rows.
  */
-export const runFlat = (model, text, options) => runWithFlatWeights(model, text, options);
-let runWithFlatWeights;
-
-class Gpt2Model {
-  static {
-    runWithFlatWeights = (model, text, options) => model.#run(text, options);
-  }
-
+export class FlatGpt2 {
   #core;
   #handle;
 
@@ -356,59 +362,50 @@ class Gpt2Model {
     this.#core = core;
     this.#handle = handle;
     this.config = Object.freeze({ ...config });
+    /** The core's limits: { maxKeptWeights, stagingBytes } (bindings/gpt2.cpp, gpt2Limits). */
+    this.limits = Object.freeze({ ...core.gpt2Limits() });
     release.register(this, { core, handle }, this);
   }
 
-  /**
-   * Bytes of WebAssembly memory GPT-2's module holds: every open model's weights and the working
-   * memory of runs. It never shrinks (WebAssembly memory cannot), so it is also the peak so far.
-   */
+  /** Bytes of WebAssembly memory GPT-2's module holds: see Gpt2Model.memoryBytes. */
   get memoryBytes() {
     return this.#core.HEAPU8.length;
   }
 
-  /** GPT-2's tokens of `text`: the ids gpt-3-encoder's encode() gives, and each token's text. */
+  get disposed() {
+    return this.#handle === null;
+  }
+
+  /** GPT-2's tokens of `text` (a string): { ids, tokens }. */
   tokenize(text) {
     this.#live();
-    if (typeof text !== 'string') fail(`text must be a string (got ${describe(text)})`);
     const { ids, tokens } = unwrap(this.#core.gpt2Tokenize(new TextEncoder().encode(text)));
     return { ids: Array.from(ids), tokens };
   }
 
-  /** The forward pass over `text`: the kept layers' attention weights, each head's roles, the next tokens. */
-  run(text, options) {
-    const result = this.#run(text, options);
-    const n = result.ids.length;
-    for (const layer of result.layers) for (const head of layer.heads) head.weights = toRows(head.weights, n);
-    return result;
-  }
-
-  #run(text, options) {
+  /**
+   * What a run of `text` reads: its tokens, after <|endoftext|> when endOfTextFirst (a boolean).
+   * The text must be a string with something to read; the core counts its tokens against the
+   * context when it runs.
+   */
+  input(text, { endOfTextFirst }) {
     this.#live();
-    const o = optionsOf(options, 'run', '{ endOfTextFirst: true, layers: [5] }');
-    const endOfTextFirst = argument('endOfTextFirst', () => toBoolean(o.endOfTextFirst ?? false, 'endOfTextFirst'));
-    const { layers: count, context } = this.config;
-    const layers = argument('layers', () => {
-      if (o.layers === undefined) return undefined;
-      if (!Array.isArray(o.layers)) fail(`layers must be an array of layer numbers from 0 to ${count - 1} (got ${describe(o.layers)})`);
-      for (const l of o.layers) {
-        if (!Number.isInteger(l) || l < 0 || l >= count) fail(`layers holds ${describe(l)}: GPT-2's layers here are numbered 0 to ${count - 1}`);
-      }
-      return [...new Set(o.layers)].sort((a, b) => a - b);
-    });
     if (typeof text !== 'string') fail(`text must be a string (got ${describe(text)})`);
     if (text.trim() === '') fail('the text is empty: type a sentence for GPT-2 to read');
-    const tokenized = this.tokenize(text);
-    const ids = endOfTextFirst ? [END_OF_TEXT, ...tokenized.ids] : tokenized.ids;
-    const tokens = endOfTextFirst ? ['<|endoftext|>', ...tokenized.tokens] : tokenized.tokens;
-    const n = ids.length;
-    if (n > context) fail(`the text is ${n.toLocaleString('en-US')} tokens long${endOfTextFirst ? ' with <|endoftext|> first' : ''}, more than this model's context of ${context.toLocaleString('en-US')} tokens`);
-    const kept = layers?.length ?? count;
-    const keptWeights = kept * this.config.heads * n * n;
-    if (keptWeights > MAX_KEPT_WEIGHTS) {
-      fail(`${kept} layer${kept === 1 ? '' : 's'} of ${this.config.heads} heads at ${n} tokens would return ${keptWeights.toLocaleString('en-US')} attention weights, more than the ${MAX_KEPT_WEIGHTS.toLocaleString('en-US')} one run returns: name fewer layers (options.layers) or use a shorter text`);
-    }
-    const raw = unwrap(this.#core.gpt2Run(this.#handle, { ids: Int32Array.from(ids), layers }));
+    const { ids, tokens } = this.tokenize(text);
+    return endOfTextFirst
+      ? { ids: [END_OF_TEXT, ...ids], tokens: ['<|endoftext|>', ...tokens], endOfTextFirst }
+      : { ids, tokens, endOfTextFirst };
+  }
+
+  /**
+   * The forward pass over input()'s tokens: the weights of `layers` (whole numbers; undefined:
+   * every layer), each head's roles, the next tokens. The core checks the layers, the context and
+   * how many weights one run returns.
+   */
+  run({ ids, tokens, endOfTextFirst }, { layers }) {
+    this.#live();
+    const raw = unwrap(this.#core.gpt2Run(this.#handle, { ids: Int32Array.from(ids), endOfTextFirst, layers }));
     return {
       ids,
       tokens,
@@ -435,6 +432,63 @@ class Gpt2Model {
   #live() {
     if (this.#handle === null) fail('this GPT-2 model was disposed');
   }
+}
+
+/** A GPT-2 whose weights live in the GPT-2 module's heap. See attention.d.ts (Gpt2Model). */
+class Gpt2Model {
+  #flat;
+
+  constructor(flat) {
+    this.#flat = flat;
+    this.config = flat.config;
+  }
+
+  /**
+   * Bytes of WebAssembly memory GPT-2's module holds: every open model's weights and the working
+   * memory of runs. It never shrinks (WebAssembly memory cannot), so it is also the peak so far.
+   */
+  get memoryBytes() {
+    return this.#flat.memoryBytes;
+  }
+
+  /** GPT-2's tokens of `text`: the ids gpt-3-encoder's encode() gives, and each token's text. */
+  tokenize(text) {
+    this.#live();
+    if (typeof text !== 'string') fail(`text must be a string (got ${describe(text)})`);
+    return this.#flat.tokenize(text);
+  }
+
+  /** The forward pass over `text`: the kept layers' attention weights, each head's roles, the next tokens. */
+  run(text, options) {
+    this.#live();
+    const o = optionsOf(options, 'run', '{ endOfTextFirst: true, layers: [5] }');
+    const endOfTextFirst = argument('endOfTextFirst', () => toBoolean(o.endOfTextFirst ?? false, 'endOfTextFirst'));
+    const layers = argument('layers', () => layersOf(o.layers, this.config.layers));
+    const result = this.#flat.run(this.#flat.input(text, { endOfTextFirst }), { layers });
+    const n = result.ids.length;
+    for (const layer of result.layers) for (const head of layer.heads) head.weights = toRows(head.weights, n);
+    return result;
+  }
+
+  /** Frees the weights; the model can no longer run. */
+  dispose() {
+    this.#flat.dispose();
+  }
+
+  #live() {
+    if (this.#flat.disposed) fail('this GPT-2 model was disposed');
+  }
+}
+
+// options.layers: undefined (every layer), or an array of layer numbers. JS checks their form, the
+// core that each is one of the model's layers; the two refusals read alike.
+function layersOf(layers, count) {
+  if (layers === undefined) return undefined;
+  if (!Array.isArray(layers)) fail(`layers must be an array of layer numbers from 0 to ${count - 1} (got ${describe(layers)})`);
+  for (const l of layers) {
+    if (!Number.isSafeInteger(l) || l < 0) fail(`layers holds ${describe(l)}: GPT-2's layers here are numbered 0 to ${count - 1}`);
+  }
+  return [...layers];
 }
 
 function toRows(flat, n) {
