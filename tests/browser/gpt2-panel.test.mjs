@@ -15,7 +15,7 @@ import { loadAttention } from '../../web/attention.js';
 import { format } from '../../web/shared/format.js';
 import { colour } from '../../web/shared/heatmap.js';
 import { ROLES, ROLE_THRESHOLD } from '../../web/labs/head-views/learned-roles.js';
-import { GPT2_SENTENCE, gpt2Label, gridText, lessonCheck, pytorchScript, strongestRole } from '../../web/labs/gpt2/gpt2-panel.js';
+import { GPT2_SENTENCE, gpt2Label, gridText, lessonCheck, pytorchScript, strongestRole } from '../../web/labs/gpt2/gpt2-lesson.js';
 import { axeViolations, noProblemsAfterEach, openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 
