@@ -8,6 +8,7 @@ import { h } from '../../shared/dom.js';
 import { parseSeed, seedInput } from '../../shared/seed-input.js';
 import { lossChart, swatch } from './learned-train-chart.js';
 import { PROGRESS_EVERY } from './learned-train-goals.js';
+import { comparisonText, describeModel, f2, goalRows, percent, seconds } from './learned-train-text.js';
 
 const MODELS = {
   sqrt: { key: 'sqrt', scale: 'sqrt', name: 'with √d_k', choice: 'the scaled model (with √d_k)', dashed: false },
@@ -25,17 +26,12 @@ export const HEAD_SIZES = Object.freeze({
 const SIZE_COST = 'Larger heads cost time: at dₖ = 64 or 128 the model is 4 times as wide (d_model 128), and a step does about 10 times the work of dₖ = 16. '
   + 'On the 2-core machine this was built on, WebAssembly trained 24 steps per second at dₖ = 16 and 2.3 at dₖ = 64, so 1,000 steps of both models take about a quarter of an hour '
   + 'where dₖ = 16 takes about a minute. The progress line shows the rate measured here.';
-const LESSON_CLAIM = 'The lesson says: forgetting the scale with large d_k makes training sluggish, because the softmax saturates.';
 
 // Redrawing the heads costs the page's thread tens of milliseconds (four heatmaps), enough to
 // delay a keystroke past the 50 ms the calculator answers in. So a refresh waits until the
 // learner's input has paused this long, and no longer than MAX_WAIT.
 const INPUT_PAUSE_MS = 300, MAX_WAIT_MS = 3000;
 const INPUT_EVENTS = ['keydown', 'pointerdown', 'input', 'wheel'];
-
-const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–');
-const percent = (x) => `${Math.round(x * 100)} %`;
-const seconds = (s) => `${s.toFixed(1)} s`;
 
 export class TrainingPanel {
   /**
@@ -464,7 +460,7 @@ export class TrainingPanel {
       this.chartBox.replaceChildren(); // drawn once the worker reports the model's size
     }
     this.legend.replaceChildren(...series.map((s) => h('li', {}, swatch(s), ` ${s.name}${s.dashed ? ' (dashed)' : ''}`)));
-    this.summary.textContent = models.map((m) => this.#describe(m)).join(' ');
+    this.summary.textContent = models.map((m) => describeModel(m, { several: this.models.size > 1, chance: this.#chance() })).join(' ');
     this.tableHead.replaceChildren(h('th', { scope: 'col', text: 'step' }),
       ...models.flatMap((m) => [h('th', { scope: 'col', text: `${m.name}: first copy` }), h('th', { scope: 'col', text: `${m.name}: second copy` })]));
     const steps250 = [...new Set(models.flatMap((m) => m.rows.map((r) => r.step)))].sort((a, b) => a - b);
@@ -474,7 +470,10 @@ export class TrainingPanel {
         return [h('td', { text: r ? f2(r.first) : '' }), h('td', { text: r ? f2(r.second) : '' })];
       }))));
     this.#drawGoals(models);
-    this.#drawComparison();
+    const a = this.models.get('sqrt'), b = this.models.get('none');
+    this.compareResult.hidden = !(a && b);
+    // With both models: what was measured, whatever it shows, beside the lesson's claim.
+    if (a && b) this.compareResult.textContent = comparisonText(a, b, { config: this.#config(), seed: this.seed, goals: this.goals });
   }
 
   // Each goal, its threshold, and each model's latest measurement against it.
@@ -484,65 +483,13 @@ export class TrainingPanel {
     if (measured.length === 0) return;
     this.goalsHead.replaceChildren(h('th', { scope: 'col', text: 'goal' }),
       ...measured.map((m) => h('th', { scope: 'col', text: `${measured.length > 1 ? `${m.name}, ` : ''}step ${m.checked}` })));
-    const { thresholds } = this.goals;
-    const rows = [
-      ['previous-token score, layer 1', `≥ ${thresholds.previousToken}`, (g) => [f2(g.previousToken), g.previousToken >= thresholds.previousToken]],
-      ['induction score, layer 2', `≥ ${thresholds.induction}`, (g) => [f2(g.induction), g.induction >= thresholds.induction]],
-      ['attention-sink score', `≥ ${thresholds.firstToken}`, (g) => [f2(g.firstToken), g.firstToken >= thresholds.firstToken]],
-      ['second copy\'s loss / first copy\'s, on these strings', `≤ ${percent(thresholds.ratio)}`, (g) => [
-        `${percent(g.ratio)}${Number.isFinite(g.lossSecondCopy) ? ` (${f2(g.lossSecondCopy)} / ${f2(g.lossFirstCopy)} nats)` : ''}`, g.ratio <= thresholds.ratio]],
-    ];
+    const rows = goalRows(this.goals.thresholds);
     this.goalsBody.replaceChildren(...rows.map(([name, threshold, value]) => h('tr', {},
       h('th', { scope: 'row', text: `${name} ${threshold}` }),
       ...measured.map((m) => {
         const [text, met] = value(m.goals);
         return h('td', { class: met ? 'goal-met' : 'goal-unmet', text: `${text} ${met ? '✓ met' : '✗ not yet'}` });
       }))));
-  }
-
-  // The text alternative of one model's curves: the latest values, the drop, the goals.
-  #describe(m) {
-    const last = m.points.at(-1);
-    const who = this.models.size > 1 ? `${m.choice[0].toUpperCase()}${m.choice.slice(1)}: ` : '';
-    const at = this.models.size > 1 ? 'at' : 'At';
-    const chance = this.#chance();
-    if (!last) return `${who}${at} step 0${chance ? ` (both copies start near ${f2(chance.loss)} nats, a uniform guess)` : ''}.`;
-    const drop = m.phase === null
-      ? 'the second copy\'s loss has not yet fallen below half the first copy\'s.'
-      : `the second copy's loss fell below half the first copy's at step ${m.phase}.`;
-    return `${who}${at} step ${last.step}, on its training batches (the mean of the last ${PROGRESS_EVERY} steps'), first copy ${f2(last.first)} nats, second copy ${f2(last.second)} nats; ${drop}`;
-  }
-
-  // With both models: what was measured, whatever it shows, beside the lesson's claim.
-  #drawComparison() {
-    const a = this.models.get('sqrt'), b = this.models.get('none');
-    this.compareResult.hidden = !(a && b);
-    if (!(a && b)) return;
-    const config = this.#config();
-    const dk = config ? config.dModel / config.heads : null;
-    const said = (m) => (m.done?.met ? `met the goals after ${m.done.step} steps (${seconds(m.done.seconds)})`
-      : m.done ? `did not meet them within ${m.done.step} steps`
-        : m.error ? 'failed' : `has not met them yet (step ${m.step})`);
-    let verdict = '';
-    if (a.done?.met && b.done?.met) {
-      verdict = a.done.step === b.done.step ? ' Both took the same number of steps here.'
-        : a.done.step < b.done.step ? ' Here the scaled model learned faster, as the lesson says.'
-          : ` Here the unscaled model met them first.${this.#smallDk(dk)}`;
-    } else if (a.done?.met && b.done && !b.done.met) {
-      const { maxSteps } = this.goals;
-      verdict = ` Here only the scaled model met them${b.done.step >= maxSteps ? ` within ${maxSteps.toLocaleString('en-US')} steps` : ''}: without the scale, training was too sluggish, as the lesson says.`;
-    } else if (b.done?.met && a.done && !a.done.met) {
-      verdict = ` Here only the unscaled model met them.${this.#smallDk(dk)}`;
-    } else if (a.error || b.error) {
-      verdict = ` ${a.error ? 'The scaled' : 'The unscaled'} model's training failed, so this run compares nothing.`;
-    }
-    this.compareResult.textContent = `Measured from seed ${this.seed}: the model with √d_k ${said(a)}; the model with no scaling ${said(b)} (seconds: each model's own share of the worker's time).${verdict} ${LESSON_CLAIM}`;
-  }
-
-  // Why an unscaled model can keep up at this size.
-  #smallDk(dk) {
-    return dk === null ? ' The lesson\'s warning is about large d_k.'
-      : ` At this size d_k = ${dk}, so unscaled scores are only √${dk} ≈ ${Math.sqrt(dk).toFixed(1)} times larger than scaled ones; the lesson's warning is about large d_k.`;
   }
 }
 
