@@ -115,16 +115,16 @@
  */
 import { asset, getDefaultBase, setDefaultBase, toBase } from './assets.js';
 import { loadAttention } from './attention.js';
+import { parseMode, parsePanels, readView, reflectAttributes, stateFromAttributes } from './element/attributes.js';
+import { sentence } from './shared/last-valid.js';
 import { Calculator } from './calc/calculator.js';
 import { calculatorStyles } from './calc/calculator-styles.js';
+import { adoptStyles, h } from './shared/dom.js';
 import { checkState, coreInputs, defaultState, emptyPractice, fromHash, toHash } from './calc/state.js';
-import { parseMode, parsePanels, readView, reflectAttributes, stateFromAttributes } from './element/attributes.js';
 import { keepKeysInside } from './element/keys.js';
 import { LabShelf } from './element/lab-shelf.js';
 import { followPageTheme, unfollowPageTheme } from './element/page-theme.js';
 import { startWhenPrinting, stopWaiting } from './element/print.js';
-import { adoptStyles, h } from './shared/dom.js';
-import { sentence } from './shared/last-valid.js';
 
 // The core this element loads: a page that bundles the element (dist/) and also wants the core
 // imports it from here, so that both share one loaded module.

@@ -2,19 +2,19 @@
 // and the explanations out. It owns no math: each number comes from the core (attn).
 // It renders into any container: the page, or the shadow root of <attention-calc>.
 import { h } from '../shared/dom.js';
+import { explain } from './steps/explain.js';
 import { saveSvg } from '../shared/files.js';
 import { MatrixGrid } from '../shared/grid.js';
 import { lastValidMessage, sentence } from '../shared/last-valid.js';
-import { parseNumber } from '../shared/parse.js';
-import { tex } from '../shared/tex.js';
-import { Controls, nextSeed } from './controls.js';
 import { MaskControls } from './masks.js';
 import { CalculatorModel } from './model.js';
+import { parseNumber } from '../shared/parse.js';
+import { answerShape, coreMask, emptyPractice, MAX_DIM, MAX_TOKENS, PITFALLS, PRESETS, resize, sizes } from './state.js';
+import { RESULT_STEPS, StepsView } from './steps/steps.js';
+import { tex } from '../shared/tex.js';
+import { Controls, nextSeed } from './controls.js';
 import { resizeNotice } from './resize-notice.js';
 import { SharePanel } from './share.js';
-import { answerShape, coreMask, emptyPractice, MAX_DIM, MAX_TOKENS, PITFALLS, PRESETS, resize, sizes } from './state.js';
-import { explain } from './steps/explain.js';
-import { RESULT_STEPS, StepsView } from './steps/steps.js';
 import { showVerified, verifiedBadge } from './verified.js';
 
 const HINT = 'Focus, hover or tap any computed number to see where it comes from.';
