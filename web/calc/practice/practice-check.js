@@ -14,8 +14,7 @@
 // learner's numbers. Masked scores of hidden keys are given (−∞), not typed.
 import { sub } from '../../shared/dom.js';
 import { format } from '../../shared/format.js';
-import { STEP_KEYS, STEPS } from '../steps/lesson-steps.js';
-
+import { STEP_KEYS, STEPS, symbolOf } from '../steps/lesson-steps.js';
 
 /** Each step's matrix in a core result, by its key (lesson-steps.js). */
 export const STEP_VALUES = Object.fromEntries(STEPS.map((s) => [s.key, s.values]));
@@ -33,11 +32,14 @@ export const MISTAKES = {
   'column-sum': 'a column sum: row sum i adds the exp values along row i, not down column i',
 };
 
+/** The steps from `key` on, in the lesson's order (lesson-steps.js): where a slip made at that step shows. */
+const stepsFrom = (key) => STEP_KEYS.slice(STEP_KEYS.indexOf(key));
+
 /** The mistakes whose numbers the core computes, and the steps where each can show. */
 export const CORE_MISTAKES = {
-  'scale-dk': ['scaledBeforeMask', 'scaled', 'exp', 'rowSum', 'weights', 'output'],
-  'no-scale': ['scaledBeforeMask', 'scaled', 'exp', 'rowSum', 'weights', 'output'],
-  'mask-after-softmax': ['exp', 'rowSum', 'weights', 'output'],
+  'scale-dk': stepsFrom('scaledBeforeMask'),
+  'no-scale': stepsFrom('scaledBeforeMask'),
+  'mask-after-softmax': stepsFrom('exp'),
   'transposed': PRACTICE_STEPS,
 };
 
@@ -65,20 +67,9 @@ export function tolerance(precision, value) {
 
 const near = (x, y, precision) => Number.isFinite(y) && Math.abs(x - y) <= tolerance(precision, y);
 
-// Symbols as the explanations write them, in the lesson's words: score₁₂, scaled₁₂ (before the
-// mask), masked₁₂ (the softmax's input, the API's `scaled`), row sum₁, A₁₂, z₁₂.
-const SYMBOL = {
-  scores: (i, j) => `score${sub(i + 1)}${sub(j + 1)}`,
-  scaledBeforeMask: (i, j) => `scaled${sub(i + 1)}${sub(j + 1)}`,
-  scaled: (i, j) => `masked${sub(i + 1)}${sub(j + 1)}`,
-  exp: (i, j) => `exp${sub(i + 1)}${sub(j + 1)}`,
-  rowSum: (i) => `row sum${sub(i + 1)}`,
-  weights: (i, j) => `A${sub(i + 1)}${sub(j + 1)}`,
-  output: (i, j) => `z${sub(i + 1)}${sub(j + 1)}`,
-};
-
-/** The symbol of one cell, such as A₁₂ or row sum₁. */
-export const symbolOf = (step, i, j) => SYMBOL[step](i, j);
+// Symbols as the explanations write them (lesson-steps.js), in the lesson's words: score₁₂,
+// scaled₁₂ (before the mask), masked₁₂ (the softmax's input, the API's `scaled`), row sum₁, A₁₂, z₁₂.
+export { symbolOf };
 
 /**
  * Marks every cell.
@@ -125,36 +116,36 @@ export function checkPractice({ state, result, mistakes = {}, answers = {}, prec
   const formula = {
     scores: (i, j) => {
       const terms = state.q[i].map((x, t) => `${factor(x)}·${factor(state.k[j][t])}`).join(' + ');
-      return { value: truth.scores[i][j], hint: `${SYMBOL.scores(i, j)} = q${sub(i + 1)}·k${sub(j + 1)} = ${terms}`, use: {} };
+      return { value: truth.scores[i][j], hint: `${symbolOf('scores', i, j)} = q${sub(i + 1)}·k${sub(j + 1)} = ${terms}`, use: {} };
     },
     scaledBeforeMask: (i, j) => {
       const use = {};
       const s = operand(use, 'scores', i, j);
       const dk = state.q[0].length;
-      return { value: s.value * result.scale, hint: `${SYMBOL.scaledBeforeMask(i, j)} = ${SYMBOL.scores(i, j)} / √d_k = ${s.shown} / √${dk}`, use };
+      return { value: s.value * result.scale, hint: `${symbolOf('scaledBeforeMask', i, j)} = ${symbolOf('scores', i, j)} / √d_k = ${s.shown} / √${dk}`, use };
     },
     scaled: (i, j) => {
       const use = {};
       const s = operand(use, 'scaledBeforeMask', i, j);
-      return { value: s.value, hint: `${SYMBOL.scaled(i, j)} = ${SYMBOL.scaledBeforeMask(i, j)} = ${s.shown}: key ${j + 1} is visible to query ${i + 1}`, use };
+      return { value: s.value, hint: `${symbolOf('scaled', i, j)} = ${symbolOf('scaledBeforeMask', i, j)} = ${s.shown}: key ${j + 1} is visible to query ${i + 1}`, use };
     },
     exp: (i, j) => {
       if (result.hidden[i][j]) {
-        return { value: 0, hint: `${SYMBOL.exp(i, j)} = e^(−∞) = 0: key ${j + 1} is hidden from query ${i + 1}`, use: {} };
+        return { value: 0, hint: `${symbolOf('exp', i, j)} = e^(−∞) = 0: key ${j + 1} is hidden from query ${i + 1}`, use: {} };
       }
       const use = {};
       const row = Array.from({ length: m }, (_, t) => operand(use, 'scaled', i, t));
       const x = row[j];
       const max = Math.max(...row.map((o) => o.value));
       const maxShown = row.some((o, t) => o.shown === '?' && !result.hidden[i][t]) ? '?' : fmt(max);
-      return { value: Math.exp(x.value - max), hint: `${SYMBOL.exp(i, j)} = e^(${SYMBOL.scaled(i, j)} − max${sub(i + 1)}) = e^(${x.shown} − ${maxShown})`, use };
+      return { value: Math.exp(x.value - max), hint: `${symbolOf('exp', i, j)} = e^(${symbolOf('scaled', i, j)} − max${sub(i + 1)}) = e^(${x.shown} − ${maxShown})`, use };
     },
     rowSum: (i) => {
       const use = {};
       const terms = Array.from({ length: m }, (_, t) => operand(use, 'exp', i, t));
       return {
         value: terms.reduce((s, o) => s + o.value, 0),
-        hint: `${SYMBOL.rowSum(i)} = ${terms.map((_, t) => SYMBOL.exp(i, t)).join(' + ')} = ${terms.map((o) => o.shown).join(' + ')}`,
+        hint: `${symbolOf('rowSum', i)} = ${terms.map((_, t) => symbolOf('exp', i, t)).join(' + ')} = ${terms.map((o) => o.shown).join(' + ')}`,
         use,
       };
     },
@@ -163,14 +154,14 @@ export function checkPractice({ state, result, mistakes = {}, answers = {}, prec
       const e = operand(use, 'exp', i, j);
       const s = operand(use, 'rowSum', i, 0);
       // A row that sees no key has weights 0 (the core's rule), never 0/0.
-      return { value: s.value === 0 ? 0 : e.value / s.value, hint: `${SYMBOL.weights(i, j)} = ${SYMBOL.exp(i, j)} / ${SYMBOL.rowSum(i)} = ${e.shown} / ${s.shown}`, use };
+      return { value: s.value === 0 ? 0 : e.value / s.value, hint: `${symbolOf('weights', i, j)} = ${symbolOf('exp', i, j)} / ${symbolOf('rowSum', i)} = ${e.shown} / ${s.shown}`, use };
     },
     output: (i, j) => {
       const use = {};
       const a = Array.from({ length: m }, (_, t) => operand(use, 'weights', i, t));
-      const symbols = a.map((_, t) => `${SYMBOL.weights(i, t)}·v${sub(t + 1)}${sub(j + 1)}`).join(' + ');
+      const symbols = a.map((_, t) => `${symbolOf('weights', i, t)}·v${sub(t + 1)}${sub(j + 1)}`).join(' + ');
       const numbers = a.map((o, t) => `${o.shown}·${factor(state.v[t][j])}`).join(' + ');
-      return { value: a.reduce((s, o, t) => s + o.value * state.v[t][j], 0), hint: `${SYMBOL.output(i, j)} = ${symbols} = ${numbers}`, use };
+      return { value: a.reduce((s, o, t) => s + o.value * state.v[t][j], 0), hint: `${symbolOf('output', i, j)} = ${symbols} = ${numbers}`, use };
     },
   };
 
@@ -196,7 +187,7 @@ export function checkPractice({ state, result, mistakes = {}, answers = {}, prec
       const earlier = out[step]?.cells[i]?.[j];
       if (earlier?.status !== 'wrong') return [];
       const what = earlier.mistake ? MISTAKES[earlier.mistake].split(':')[0] : 'marked wrong';
-      return [`your ${SYMBOL[step](i, j)} ${fmt(x)}, which is ${what}`];
+      return [`your ${symbolOf(step, i, j)} ${fmt(x)}, which is ${what}`];
     });
     return wrong.length ? `(uses ${wrong.join(', and ')})` : '';
   };
@@ -230,7 +221,7 @@ export function checkPractice({ state, result, mistakes = {}, answers = {}, prec
         return near(x, y, p) && !near(y, value, p);
       }) ?? null;
       if (named) return cell('wrong', named, `Not right: this is ${MISTAKES[named]}.`);
-      return cell('wrong', null, `Not right: ${fmt(x)} is not ${SYMBOL[step](i, j)} to ${p} decimals. Try the hint.`);
+      return cell('wrong', null, `Not right: ${fmt(x)} is not ${symbolOf(step, i, j)} to ${p} decimals. Try the hint.`);
     }));
     out[step] = { cells, right, total, done: total > 0 && right === total };
   }
