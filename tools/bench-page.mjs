@@ -70,7 +70,7 @@ function files(dir) {
 }
 const KATEX = join(WEB, 'vendor', 'katex');
 const groups = {
-  'our JS (page + attention.js + calc/ + labs/ + vendor/*.js)': files(WEB).filter((f) => /\.js$/.test(f)),
+  'our JS (page + attention.js + api/, element/, calc/, labs/, shared/ + vendor/*.js)': files(WEB).filter((f) => /\.js$/.test(f)),
   'CSS': files(WEB).filter((f) => /\.css$/.test(f)),
   'wasm SIMD build (.mjs glue + .wasm)': files(join(WEB, 'wasm')).filter((f) => /attention-simd\./.test(f)),
   ...(existsSync(KATEX) ? { 'KaTeX (apart: vendor/katex)': files(KATEX) } : {}),

@@ -98,7 +98,7 @@ if ((web)); then
 
   # The formulas, typeset at build time into MathML (KaTeX in Node): no TeX engine, stylesheet
   # or font for the browser to download.
-  if [[ ! -f web/vendor/tex-formulas.js ]] || [[ -n $(find web/calc web/labs tools/render-tex.mjs node_modules/katex/package.json -newer web/vendor/tex-formulas.js -print -quit) ]]; then
+  if [[ ! -f web/vendor/tex-formulas.js ]] || [[ -n $(find web/calc web/labs web/shared tools/render-tex.mjs node_modules/katex/package.json -newer web/vendor/tex-formulas.js -print -quit) ]]; then
     node tools/render-tex.mjs
   fi
   timed wasm

@@ -241,8 +241,8 @@ const closure = (out, seen = new Set()) => {
 };
 const beyond = (set, ...loaded) => [...set].filter((f) => !loaded.some((l) => l.has(f))).map((out) => join(ROOT, out));
 const elementFiles = closure(outputOf('attention-calc.js'));
-const otherLabs = ['heads', 'cost', 'scaling', 'construct'].map((lab) => closure(outputOf(`labs/${lab}.js`)));
-const panelSet = closure(outputOf('labs/learned.js')), trainSet = closure(outputOf('labs/learned-train.js'));
+const otherLabs = ['heads', 'cost', 'scaling', 'construct'].map((lab) => closure(outputOf(`labs/${lab}/${lab}.js`)));
+const panelSet = closure(outputOf('labs/learned/learned.js')), trainSet = closure(outputOf('labs/learned/learned-train.js'));
 const panelFiles = beyond(panelSet, elementFiles), trainFiles = beyond(trainSet, elementFiles, panelSet);
 const workerFiles = [join(DIST, WORKER)];
 const learnedOnly = beyond(new Set([...panelSet, ...trainSet]), elementFiles, ...otherLabs);
@@ -251,7 +251,7 @@ const learnedOnly = beyond(new Set([...panelSet, ...trainSet]), elementFiles, ..
 const labChunks = beyond(new Set([...otherLabs.flatMap((set) => [...set]), ...closure(outputOf('labs/labs-styles.js'))]), elementFiles);
 // The GPT-2 panel's code (its chunk and web/api/gpt2.js's, which attn.openGpt2 imports): loaded only
 // when panels="gpt2" is shown, with GPT-2's wasm and tokenizer; reported on its own below.
-const gpt2Set = new Set([...closure(outputOf('labs/gpt2-panel.js')), ...closure(outputOf('api/gpt2.js'))]);
+const gpt2Set = new Set([...closure(outputOf('labs/gpt2/gpt2-panel.js')), ...closure(outputOf('api/gpt2.js'))]);
 const gpt2Only = beyond(gpt2Set, elementFiles, ...otherLabs, panelSet);
 // The four labs of the lesson's second half; the learned and GPT-2 panels are reported on their own below.
 const fourLabsJs = widgetJs.filter((f) => !learnedOnly.includes(f) && !gpt2Only.includes(f));

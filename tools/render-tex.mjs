@@ -1,7 +1,7 @@
 // Typesets, at build time, every formula the widget shows, so that no TeX engine runs in the
 // browser: KaTeX (from npm, in Node) turns each one into MathML, which browsers draw natively
 // with no stylesheet or web font. Writes web/vendor/tex-formulas.js, a build output that
-// web/calc/tex.js imports.
+// web/shared/tex.js imports.
 //   node tools/render-tex.mjs
 //
 // The formulas are fixed strings in the code (no live numbers), found where they are used:
@@ -14,8 +14,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const WEB = fileURLToPath(new URL('../web/', import.meta.url));
-const SOURCES = ['calc', 'labs'].flatMap((dir) => readdirSync(join(WEB, dir))
-  .filter((name) => name.endsWith('.js') && name !== 'tex.js').map((name) => join(WEB, dir, name)));
+// Every module of the calculator, the labs and their shared parts, in their folders by job.
+const SOURCES = ['calc', 'labs', 'shared'].flatMap((dir) => readdirSync(join(WEB, dir), { recursive: true })
+  .filter((name) => name.endsWith('.js')).sort().map((name) => join(WEB, dir, name)))
+  .filter((path) => path !== join(WEB, 'shared', 'tex.js'));
 const OUT = join(WEB, 'vendor', 'tex-formulas.js');
 
 const LITERAL = /'((?:[^'\\\n]|\\.)*)'/g;

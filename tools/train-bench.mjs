@@ -12,7 +12,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { setThreadsCount, setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 
 import { loadAttention } from '../web/attention.js';
-import { mulberry32 } from '../web/calc/random.js';
+import { mulberry32 } from '../web/shared/random.js';
 
 // tfjs-core's main bundle registers no gradients; its ES module files do, but import each other
 // without the .js extension Node requires. This resolve hook adds it, for those files only.

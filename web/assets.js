@@ -4,7 +4,7 @@
 // file's name at run time, except under an author's base URL (below).
 //
 // The paths are relative to this file, in web/, and in dist/ too: tools/dist.mjs bundles this
-// module into a top-level chunk of dist/ and keeps the folders wasm/, calc/ and labs/ there.
+// module into a top-level chunk of dist/ and keeps the folders wasm/ and labs/ (the workers) there.
 // (dist/labs/learned-worker.js carries its own copy, with the paths rewritten to ../.)
 //
 // A base URL (the element's base-url attribute, AttentionCalcElement.baseUrl, loadAttention's

@@ -115,13 +115,16 @@
  */
 import { asset, getDefaultBase, setDefaultBase, toBase } from './assets.js';
 import { loadAttention } from './attention.js';
-import { checkReadonly, checkTheme, parseMode, parsePanels, parsePrecision, stateFromAttributes } from './calc/attributes.js';
-import { sentence } from './calc/last-valid.js';
-import { Calculator, LABS_NEEDING_CORE, PANELS } from './calc/calculator.js';
+import { parseMode, parsePanels, readView, reflectAttributes, stateFromAttributes } from './element/attributes.js';
+import { sentence } from './shared/last-valid.js';
+import { Calculator } from './calc/calculator.js';
 import { calculatorStyles } from './calc/calculator-styles.js';
-import { adoptStyles, h } from './calc/dom.js';
-import { quote } from './calc/parse.js';
+import { adoptStyles, h } from './shared/dom.js';
 import { checkState, coreInputs, defaultState, emptyPractice, fromHash, toHash } from './calc/state.js';
+import { keepKeysInside } from './element/keys.js';
+import { LabShelf } from './element/lab-shelf.js';
+import { followPageTheme, unfollowPageTheme } from './element/page-theme.js';
+import { startWhenPrinting, stopWaiting } from './element/print.js';
 
 // The core this element loads: a page that bundles the element (dist/) and also wants the core
 // imports it from here, so that both share one loaded module.
@@ -129,92 +132,24 @@ export { loadAttention };
 
 const MATRIX_ATTRIBUTES = ['q', 'k', 'v', 'mask', 'scale'];
 const VIEW_ATTRIBUTES = ['panels', 'readonly', 'precision', 'theme', 'mode'];
-const LOADING = ['lazy', 'eager'];
 
-// --- keys ---------------------------------------------------------------------------------------
-// Focus inside the shadow root makes document.activeElement the host, so a page that ignores keys
-// typed in its inputs cannot tell that a cell has focus. The keys a focused control uses stop at
-// the shadow root; the rest (Escape, Tab, shortcuts on non-text controls) go on to the page.
-const TEXT_INPUT = /^(text|search|number|email|url|tel|password)$/;
-const ACTIVATE = new Set(['Enter', ' ', 'Spacebar']);
-const ARROWS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight']);
-const RANGE_KEYS = new Set([...ARROWS, 'Home', 'End', 'PageUp', 'PageDown']);
+/**
+ * The lesson's labs, the panels shown after the calculator's when `panels` names them: each is
+ * loaded the first time it is shown, so a page without labs does not download them. The
+ * element, not the calculator, knows them (element/lab-shelf.js builds and shows them).
+ */
+const LABS = {
+  heads: () => import('./labs/heads/heads.js').then((m) => m.HeadsLab),
+  cost: () => import('./labs/cost/cost.js').then((m) => m.CostLab),
+  scaling: () => import('./labs/scaling/scaling.js').then((m) => m.ScalingLab),
+  construct: () => import('./labs/construct/construct.js').then((m) => m.ConstructLab),
+  learned: () => import('./labs/learned/learned.js').then((m) => m.LearnedLab),
+  gpt2: () => import('./labs/gpt2/gpt2-panel.js').then((m) => m.Gpt2Lab),
+};
+const LAB_NAMES = Object.keys(LABS);
 
-/** Does the focused control `target` of the widget act on the key event `e`? */
-function controlUsesKey(target, e) {
-  if (e.key === 'Escape' || e.key === 'Tab') return false;
-  if (!(target instanceof Element)) return false;
-  if (target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement || target.isContentEditable) return true;
-  if (target instanceof HTMLInputElement) {
-    if (TEXT_INPUT.test(target.type)) return true;
-    if (e.altKey || e.ctrlKey || e.metaKey) return false;
-    if (target.type === 'range') return RANGE_KEYS.has(e.key);
-    if (target.type === 'radio') return ARROWS.has(e.key) || ACTIVATE.has(e.key);
-    return ACTIVATE.has(e.key); // checkbox, button
-  }
-  if (e.altKey || e.ctrlKey || e.metaKey) return false;
-  // The steps' cells and the plot's value handles move with the arrow keys.
-  if (ARROWS.has(e.key) && target.closest('td[data-step], .value-point')) return true;
-  return ACTIVATE.has(e.key) && target.matches('button, summary, a[href], [role="button"], [tabindex]');
-}
-
-function keepKeysInside(root) {
-  const guard = (e) => {
-    if (controlUsesKey(e.composedPath()[0], e)) e.stopPropagation();
-  };
-  for (const type of ['keydown', 'keypress', 'keyup']) root.addEventListener(type, guard);
-}
-
-// --- the page's theme ---------------------------------------------------------------------------
-// theme="auto" follows a theme the page names (a class, a data attribute or color-scheme on
-// <html>), as site generators switch dark mode that way, and the system's otherwise.
-const PAGE_THEME_ATTRIBUTES = ['data-theme', 'data-bs-theme', 'data-color-scheme'];
-const followers = new Set();
-// Called by this module's shared listeners; symbols keep them off the element's public API.
-const APPLY_PAGE_THEME = Symbol('applyPageTheme');
-const START_NOW = Symbol('startNow');
-let pageObserver = null;
-
-/** 'dark', 'light' or null (the page names none). */
-function pageTheme() {
-  const html = document.documentElement, body = document.body;
-  for (const el of [html, body]) {
-    if (el?.classList.contains('dark')) return 'dark';
-    if (el?.classList.contains('light')) return 'light';
-  }
-  for (const name of PAGE_THEME_ATTRIBUTES) {
-    const value = html.getAttribute(name)?.trim().toLowerCase();
-    if (value === 'dark' || value === 'light') return value;
-  }
-  const scheme = getComputedStyle(html).colorScheme.split(/\s+/).filter((w) => w === 'dark' || w === 'light');
-  return scheme.length === 1 ? scheme[0] : null;
-}
-
-function followPageTheme(element) {
-  followers.add(element);
-  if (!pageObserver) {
-    pageObserver = new MutationObserver(() => { for (const e of followers) e[APPLY_PAGE_THEME](); });
-    const attributeFilter = ['class', 'style', ...PAGE_THEME_ATTRIBUTES];
-    pageObserver.observe(document.documentElement, { attributes: true, attributeFilter });
-    if (document.body) pageObserver.observe(document.body, { attributes: true, attributeFilter: ['class'] });
-  }
-  element[APPLY_PAGE_THEME]();
-}
-
-function unfollowPageTheme(element) {
-  followers.delete(element);
-  if (followers.size === 0) {
-    pageObserver?.disconnect();
-    pageObserver = null;
-  }
-}
-
-// --- print --------------------------------------------------------------------------------------
-// Printing shows every widget, so every widget starts; loading="eager" starts it before that.
-const waiting = new Set();
-// (Outside a browser, on a server that renders the page, this module defines nothing and
-// listens to nothing: importing it has no side effect there.)
-globalThis.window?.addEventListener('beforeprint', () => { for (const e of [...waiting]) e[START_NOW](); });
+/** The labs that call the core's lab functions (bindings/labs.cpp); the learned heads have a module of their own. */
+const LABS_NEEDING_CORE = ['heads', 'cost', 'scaling', 'construct'];
 
 // On a server (Node, for server-side rendering) there is no HTMLElement: the class is defined
 // over a stand-in and never registered.
@@ -246,6 +181,7 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
   #resizeObserver = null;
   #size = null; // [width, height] last seen
   #internals = this.attachInternals?.() ?? null; // its states carry the page's theme
+  #labs = null; // the labs shown below the calculator (element/lab-shelf.js)
   #labsDisposed = false; // the labs were disposed of when the element left the page
   #leftPage = null; // resolves the wait for the labs when the element leaves the page first
 
@@ -262,18 +198,19 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
   }
 
   connectedCallback() {
-    followPageTheme(this);
+    followPageTheme(this, this.#internals);
     this.#watchSize();
     if (this.#labsDisposed) {
       this.#labsDisposed = false;
-      this.#calc.restoreLabs();
+      this.#labs.show(this.#calc.options.panels);
     }
     if (this.#started) return;
     if (!('IntersectionObserver' in window) || this.getAttribute('loading')?.trim().toLowerCase() === 'eager') {
       this.#start();
       return;
     }
-    waiting.add(this);
+    // Started now, wherever the element is, if the page prints first.
+    startWhenPrinting(this, () => { if (this.isConnected) this.#start(); });
     this.#observer ??= new IntersectionObserver((entries) => {
       if (entries.some((e) => e.isIntersecting)) this.#start();
     }, { rootMargin: '300px' });
@@ -285,7 +222,7 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
     this.#observer = null;
     this.#resizeObserver?.disconnect();
     this.#resizeObserver = null;
-    waiting.delete(this);
+    stopWaiting(this);
     unfollowPageTheme(this);
     // A moved element is connected again in the same task and keeps its labs; one still out of
     // the document after that has left it, and its labs' workers and listeners are let go.
@@ -298,7 +235,7 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
   #disposeLabs() {
     if (this.#labsDisposed) return;
     this.#labsDisposed = true;
-    this.#calc.disposeLabs();
+    this.#labs.dispose();
     this.#leftPage?.();
   }
 
@@ -309,7 +246,7 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
       return;
     }
     if (name === 'gpt2-src') {
-      this.#calc?.labs.get('gpt2')?.then((lab) => lab?.setSource(newValue));
+      this.#labs?.get('gpt2')?.then((lab) => lab?.setSource(newValue));
       return;
     }
     if (MATRIX_ATTRIBUTES.includes(name)) this.#matricesChanged = true;
@@ -362,26 +299,6 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
     else if (state) this.#setState(state);
   }
 
-  /** Starts loading now, wherever the element is (the page is about to print). */
-  [START_NOW]() {
-    if (this.isConnected) this.#start();
-  }
-
-  /** Shows the theme the page names, when theme is auto (the stylesheet reads the state). */
-  [APPLY_PAGE_THEME]() {
-    const states = this.#internals?.states;
-    if (!states) return; // a browser without custom states keeps following the system
-    const theme = pageTheme();
-    for (const name of ['dark', 'light']) {
-      try {
-        if (name === theme) states.add(`page-${name}`);
-        else states.delete(`page-${name}`);
-      } catch {
-        // Older engines accepted only --dashed state names; they follow the system.
-      }
-    }
-  }
-
   // --- lifecycle ------------------------------------------------------------------------------
 
   // Once started, every change of the element's size is an attention-calc-resize event, so a
@@ -402,13 +319,13 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
     if (this.#started) return;
     this.#started = true;
     this.#observer?.disconnect();
-    waiting.delete(this);
+    stopWaiting(this);
     let attn, base, wasm;
     try {
       base = this.#base();
       wasm = base ? new URL('wasm/', base) : undefined;
       // An embed that shows no lab loads the calculator's half of the core (loadAttention's labs:
-      // false); a lab shown later loads the full core for itself (labsAttn below).
+      // false); a lab shown later loads the full core for itself (the shelf's fullCore below).
       attn = await loadAttention({ baseUrl: wasm, labs: this.#showsLabCore() });
     } catch (error) {
       this.#status.textContent = `The attention calculator could not start: ${error.message}`;
@@ -423,9 +340,6 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
     if (!this.#pending && this.#mode() === 'practice') state.practice ??= emptyPractice();
     this.#calc = new Calculator({
       attn,
-      root: this.#root,
-      labsAttn: () => loadAttention({ baseUrl: wasm }),
-      labOptions: { gpt2: { source: () => this.getAttribute('gpt2-src'), base }, learned: { base } },
       state,
       ...view,
       link: (state) => `${this.linkTarget}#${toHash(state)}`,
@@ -440,6 +354,18 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
       },
       onError: (message) => this.#emitError(message),
     });
+    // The labs follow the calculator's panels, inside its element.
+    this.#labs = new LabShelf({
+      labs: LABS,
+      needingCore: LABS_NEEDING_CORE,
+      container: this.#calc.element,
+      root: this.#root,
+      attn,
+      fullCore: () => loadAttention({ baseUrl: wasm }),
+      options: { gpt2: { source: () => this.getAttribute('gpt2-src'), base }, learned: { base } },
+      onError: (message) => this.#emitError(message),
+    });
+    this.#labs.show(view.panels);
     this.#pending = null;
     this.#matricesChanged = this.#viewChanged = this.#modeChanged = false;
     this.#status.remove();
@@ -448,7 +374,7 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
     if (this.isConnected) {
       // The labs' and the plot's modules load on first use: should the element leave the page
       // first, ready stops waiting for them.
-      await Promise.race([this.#calc.settled, new Promise((resolve) => { this.#leftPage = resolve; })]);
+      await Promise.race([Promise.all([this.#labs.ready, this.#calc.settled]), new Promise((resolve) => { this.#leftPage = resolve; })]);
       this.#leftPage = null;
     } else {
       // Taken off the page while the core loaded: disconnectedCallback found no calculator then,
@@ -476,7 +402,7 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
   #showsLabCore() {
     const needsCore = (element) => {
       try {
-        return parsePanels(element.getAttribute('panels')).some((panel) => LABS_NEEDING_CORE.includes(panel));
+        return parsePanels(element.getAttribute('panels'), LAB_NAMES).some((panel) => LABS_NEEDING_CORE.includes(panel));
       } catch {
         return false;
       }
@@ -490,22 +416,7 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
 
   // The view attributes; every bad one is named in one message (and one error event).
   #view() {
-    const view = { readonly: this.readonly, precision: 3, panels: PANELS };
-    const problems = [];
-    const read = (parse) => {
-      try {
-        parse();
-      } catch (error) {
-        problems.push(error.message);
-      }
-    };
-    read(() => { view.panels = parsePanels(this.getAttribute('panels')); });
-    read(() => { view.precision = parsePrecision(this.getAttribute('precision')); });
-    // Only checked: the stylesheet applies the theme, and readonly is read above.
-    read(() => checkReadonly(this.getAttribute('readonly')));
-    read(() => checkTheme(this.getAttribute('theme')));
-    read(() => checkLoading(this.getAttribute('loading')));
-    read(() => parseMode(this.getAttribute('mode')));
+    const { view, problems } = readView((name) => this.getAttribute(name), LAB_NAMES);
     // The error event quotes the messages as written; the status shows each as a sentence.
     if (problems.length) this.#report(problems.join('. '), { view: true, shown: problems.map(sentence).join(' ') });
     return view;
@@ -516,7 +427,9 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
     if (this.#viewChanged) {
       this.#viewChanged = false;
       this.#calc.report('', { view: true }); // a fixed attribute clears its message; #view reports any other
-      this.#calc.configure(this.#view());
+      const view = this.#view();
+      this.#calc.configure(view);
+      this.#labs.show(view.panels);
     }
     if (this.#matricesChanged) {
       this.#matricesChanged = false;
@@ -568,23 +481,8 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
   }
 }
 
-function checkLoading(value) {
-  if (value === null || value.trim() === '' || LOADING.includes(value.trim().toLowerCase())) return;
-  throw new Error(`loading must be lazy (the default) or eager, not ${quote(value)}; the calculator starts when it nears the viewport`);
-}
-
-// Reflect the string attributes as properties.
-for (const name of [...MATRIX_ATTRIBUTES, 'panels', 'precision', 'theme', 'loading', 'mode']) {
-  Object.defineProperty(AttentionCalcElement.prototype, name, {
-    get() { return this.getAttribute(name); },
-    set(value) {
-      if (value === null || value === undefined) this.removeAttribute(name);
-      else this.setAttribute(name, String(value));
-    },
-    configurable: true,
-    enumerable: true,
-  });
-}
+// The string attributes, reflected as properties.
+reflectAttributes(AttentionCalcElement.prototype, [...MATRIX_ATTRIBUTES, 'panels', 'precision', 'theme', 'loading', 'mode']);
 
 // Registered only where there are custom elements (a browser), never on a server.
 if (globalThis.customElements && !customElements.get('attention-calc')) customElements.define('attention-calc', AttentionCalcElement);

@@ -1,7 +1,7 @@
 // The embedding guide: each example's snippet is written from its live markup, with a Copy
 // button; one example's events are printed as they arrive.
 import './attention-calc.js';
-import { h } from './calc/dom.js';
+import { h } from './shared/dom.js';
 
 const SCRIPT = '<script type="module" src="/attention-calc/attention-calc.js"></script>';
 

@@ -149,7 +149,7 @@ describe('the <attention-calc> element', () => {
     await ready();
     // The cost lab has neither shown() nor dispose(): the test gives it both, to see the calls.
     await page.evaluate(async () => {
-      const { CostLab } = await import(new URL('labs/cost.js', document.baseURI).href);
+      const { CostLab } = await import(new URL('labs/cost/cost.js', document.baseURI).href);
       window.calls = [];
       CostLab.prototype.shown = (visible) => window.calls.push(`shown ${visible}`);
       CostLab.prototype.dispose = () => window.calls.push('dispose');
@@ -201,7 +201,7 @@ describe('the <attention-calc> element', () => {
     await page.evaluate(async () => {
       await customElements.whenDefined('attention-calc');
       // The cost lab has no dispose(): the test gives it one, to see a lab built and let go.
-      const { CostLab } = await import(new URL('labs/cost.js', document.baseURI).href);
+      const { CostLab } = await import(new URL('labs/cost/cost.js', document.baseURI).href);
       window.calls = [];
       CostLab.prototype.dispose = () => window.calls.push('dispose');
       const w = document.createElement('attention-calc');
@@ -230,7 +230,7 @@ describe('the <attention-calc> element', () => {
     await page.waitForFunction(() => document.querySelector('#w')?.shadowRoot.querySelector('.calc .lab-slot'));
     const outcome = await page.evaluate(async () => {
       await customElements.whenDefined('attention-calc');
-      const { CostLab } = await import(new URL('labs/cost.js', document.baseURI).href);
+      const { CostLab } = await import(new URL('labs/cost/cost.js', document.baseURI).href);
       window.calls = [];
       CostLab.prototype.dispose = () => window.calls.push('dispose');
       window.kept = document.querySelector('#w');

@@ -12,10 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 
 import { loadAttention } from '../../web/attention.js';
-import { format } from '../../web/calc/format.js';
-import { colour } from '../../web/calc/heatmap.js';
-import { ROLES, ROLE_THRESHOLD } from '../../web/labs/learned-roles.js';
-import { GPT2_SENTENCE, gpt2Label, gridText, lessonCheck, pytorchScript, strongestRole } from '../../web/labs/gpt2-panel.js';
+import { format } from '../../web/shared/format.js';
+import { colour } from '../../web/shared/heatmap.js';
+import { ROLES, ROLE_THRESHOLD } from '../../web/labs/head-views/learned-roles.js';
+import { GPT2_SENTENCE, gpt2Label, gridText, lessonCheck, pytorchScript, strongestRole } from '../../web/labs/gpt2/gpt2-lesson.js';
 import { axeViolations, noProblemsAfterEach, openPage } from './chromium.mjs';
 import { coursePage, servedWeb } from './served.mjs';
 

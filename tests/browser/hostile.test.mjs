@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 
-import { sentence } from '../../web/calc/last-valid.js';
+import { sentence } from '../../web/shared/last-valid.js';
 import { readFixture } from '../js/helpers.mjs';
 import { coursePage, servedPages } from './served.mjs';
 

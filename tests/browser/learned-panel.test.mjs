@@ -11,9 +11,9 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 
 import { startServer } from '../../tools/serve.mjs';
 import { loadAttention } from '../../web/attention.js';
-import { format } from '../../web/calc/format.js';
-import { ROLE_THRESHOLD as THRESHOLD } from '../../web/labs/learned-roles.js';
-import { colour } from '../../web/calc/heatmap.js';
+import { format } from '../../web/shared/format.js';
+import { ROLE_THRESHOLD as THRESHOLD } from '../../web/labs/head-views/learned-roles.js';
+import { colour } from '../../web/shared/heatmap.js';
 import { axeViolations, openPage } from './chromium.mjs';
 import { coursePage, servedPages } from './served.mjs';
 

@@ -479,7 +479,7 @@ describe('the training panel against a stand-in worker', () => {
     await openPanel(page, context, env.url);
     const lab = await page.evaluateHandle(async () => {
       const { loadAttention } = await import(new URL('attention.js', location.href).href);
-      const { LearnedLab } = await import(new URL('labs/learned.js', location.href).href);
+      const { LearnedLab } = await import(new URL('labs/learned/learned.js', location.href).href);
       const made = new LearnedLab({ attn: await loadAttention() });
       document.body.append(made.element);
       await made.ready;

@@ -1,5 +1,5 @@
-// What the drawings draw: the weights' heatmap (web/calc/heatmap.js), the hull plot
-// (web/calc/plot.js) and the learned heads' heatmaps (web/labs/learned-head.js), each built in
+// What the drawings draw: the weights' heatmap (web/shared/heatmap.js), the hull plot
+// (web/calc/plot/plot.js) and the learned heads' heatmaps (web/labs/head-views/learned-head.js), each built in
 // Chromium (they need a DOM) from the core's own numbers, serialised, every number rounded to 3
 // decimals and the per-page id counters taken out, and compared with tests/snapshots/NAME.svg.
 // A mismatch writes NAME-changed.svg beside the snapshot, to look at, and fails; when the change
@@ -59,7 +59,7 @@ describe('SVG snapshots of the heatmap, the hull plot and the learned heads', ()
     const { context, page } = await blank();
     try {
       const svgs = await page.evaluate(async () => {
-        const { heatmapSvg } = await import('./calc/heatmap.js');
+        const { heatmapSvg } = await import('./shared/heatmap.js');
         const { loadAttention } = await import('./attention.js');
         const attn = await loadAttention();
         const q = [[1, 1], [0, 1], [-1, 0]], k = [[1, 0], [0, 1], [-1, 0]], v = [[1, 0], [0, 1], [1, 1]];
@@ -82,7 +82,7 @@ describe('SVG snapshots of the heatmap, the hull plot and the learned heads', ()
     const { context, page } = await blank();
     try {
       const svgs = await page.evaluate(async () => {
-        const { HullPlot } = await import('./calc/plot.js');
+        const { HullPlot } = await import('./calc/plot/plot.js');
         const { coreInputs, fromHash } = await import('./calc/state.js');
         const { loadAttention } = await import('./attention.js');
         const attn = await loadAttention();
@@ -112,7 +112,7 @@ describe('SVG snapshots of the heatmap, the hull plot and the learned heads', ()
     const { context, page } = await blank();
     try {
       const svgs = await page.evaluate(async () => {
-        const { HeadView } = await import('./labs/learned-head.js');
+        const { HeadView } = await import('./labs/head-views/learned-head.js');
         const { loadAttention } = await import('./attention.js');
         const attn = await loadAttention();
         const run = (await attn.learnedModel()).run('fox fox');

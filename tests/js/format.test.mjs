@@ -1,9 +1,9 @@
-// How the page writes numbers (web/calc/format.js): the page's decimals, and large magnitudes in
+// How the page writes numbers (web/shared/format.js): the page's decimals, and large magnitudes in
 // exponent notation so that a huge value cannot widen its table.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 
-import { format, formatInput } from '../../web/calc/format.js';
+import { format, formatInput } from '../../web/shared/format.js';
 
 it('a large magnitude is written compactly with the page\'s decimals: V₁₁ = 1e30 gives Z₁₁ = 4.458e+29, not every digit', () => {
   assert.equal(format(4.4580828316543725e+29), '4.458e+29');

@@ -104,7 +104,7 @@ describe('src/limits.hpp, the binding and attention.js agree', () => {
     assert.equal(attn.normalMatrix({ rows: 1, cols: 1, seed: L.maxExactCount }).length, 1);
     // The core's message, word for word: the same words as its own refusal of a count too large.
     assert.throws(() => attn.parameterCount({ dModel: 2 ** 26 }), { message: /^the parameter count .* is over 2\^53 − 1 = 9007199254740991, the largest whole number a double holds exactly; use smaller sizes$/ });
-    const { MAX_SEED } = await import('../../web/calc/seed-input.js');
+    const { MAX_SEED } = await import('../../web/shared/seed-input.js');
     assert.equal(BigInt(MAX_SEED), header.kMaxExactCount);
   });
 });

@@ -1,9 +1,9 @@
-// Messages shown to the learner (web/calc/last-valid.js): the core writes its messages in lower
+// Messages shown to the learner (web/shared/last-valid.js): the core writes its messages in lower
 // case, to be quoted inside others; on the page each one is a sentence with a capital.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 
-import { lastValidMessage, sentence } from '../../web/calc/last-valid.js';
+import { lastValidMessage, sentence } from '../../web/shared/last-valid.js';
 
 it('a message shown to the learner starts with a capital and ends with one full stop', () => {
   assert.equal(sentence('the sentence has 33 words; the lab shows at most 16'), 'The sentence has 33 words; the lab shows at most 16.');

@@ -1,10 +1,10 @@
-// Issue 12: practice mode's marking (web/calc/practice-check.js) on the core's real results:
+// Issue 12: practice mode's marking (web/calc/practice/practice-check.js) on the core's real results:
 // right, carried, each named mistake, hints with the learner's own operands, and the answer.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 
 import { loadAttention } from '../../web/attention.js';
-import { checkPractice, exerciseResults, learnerRowSums, PRACTICE_STEPS, STEP_VALUES } from '../../web/calc/practice-check.js';
+import { checkPractice, exerciseResults, learnerRowSums, PRACTICE_STEPS, STEP_VALUES } from '../../web/calc/practice/practice-check.js';
 
 const Q = [[1, 1], [0, 1], [-1, 0]];
 const K = [[1, 0], [0, 1], [-1, 0]];

@@ -1,47 +1,28 @@
 // The calculator: inputs, masks and mode in; every step, the heatmap, the hull plot, the checks
 // and the explanations out. It owns no math: each number comes from the core (attn).
 // It renders into any container: the page, or the shadow root of <attention-calc>.
-import { adoptStyles, h } from './dom.js';
-import { explain } from './explain.js';
-import { copyText, saveSvg } from './files.js';
-import { MatrixGrid } from './grid.js';
-import { lastValidMessage, sentence } from './last-valid.js';
+import { h } from '../shared/dom.js';
+import { explain } from './steps/explain.js';
+import { saveSvg } from '../shared/files.js';
+import { MatrixGrid } from '../shared/grid.js';
+import { lastValidMessage, sentence } from '../shared/last-valid.js';
 import { MaskControls } from './masks.js';
 import { CalculatorModel } from './model.js';
-import { parseNumber } from './parse.js';
-import { MAX_SEED, seedInput } from './seed-input.js';
+import { parseNumber } from '../shared/parse.js';
 import { answerShape, coreMask, emptyPractice, MAX_DIM, MAX_TOKENS, PITFALLS, PRESETS, resize, sizes } from './state.js';
-import { RESULT_STEPS, StepsView } from './steps.js';
-import { tex } from './tex.js';
+import { RESULT_STEPS, StepsView } from './steps/steps.js';
+import { tex } from '../shared/tex.js';
+import { Controls, nextSeed } from './controls.js';
+import { resizeNotice } from './resize-notice.js';
+import { SharePanel } from './share.js';
+import { showVerified, verifiedBadge } from './verified.js';
 
 const HINT = 'Focus, hover or tap any computed number to see where it comes from.';
 
 /** The calculator's panels, in page order: the default. The `panels` option picks a subset. */
 export const PANELS = ['formula', 'controls', 'inputs', 'masks', 'steps', 'weights', 'explain', 'plot', 'checks', 'share'];
 
-/**
- * The lesson's labs: shown after the calculator's panels, only when `panels` names them. Each is
- * loaded the first time it is shown, so a page without labs does not download them.
- */
-export const LABS = {
-  heads: () => import('../labs/heads.js').then((m) => m.HeadsLab),
-  cost: () => import('../labs/cost.js').then((m) => m.CostLab),
-  scaling: () => import('../labs/scaling.js').then((m) => m.ScalingLab),
-  construct: () => import('../labs/construct.js').then((m) => m.ConstructLab),
-  learned: () => import('../labs/learned.js').then((m) => m.LearnedLab),
-  gpt2: () => import('../labs/gpt2-panel.js').then((m) => m.Gpt2Lab),
-};
-
-/** The labs that call the core's lab functions (bindings/labs.cpp); the learned heads have a module of their own. */
-export const LABS_NEEDING_CORE = ['heads', 'cost', 'scaling', 'construct'];
-
-// The seed after `seed`, wrapping from the largest (2^53 − 1) to 0, so "New seed" always gives one
-// the link accepts.
-const nextSeed = (seed) => ((seed ?? 0) + 1) % (MAX_SEED + 1);
-
 export class Calculator {
-  #labGeneration = 0; // disposeLabs() counts up, so a lab still loading from before is never built
-
   /**
    * @param {object} o
    * @param {import('../attention.js').Attention} o.attn   the loaded core
@@ -53,17 +34,9 @@ export class Calculator {
    * @param {boolean} [o.readonly]                          show the inputs without letting them change
    * @param {number} [o.precision]                          decimals shown (0 to 8)
    * @param {string[]} [o.panels]                           which panels show (PANELS)
-   * @param {() => Promise<import('../attention.js').Attention>} [o.labsAttn]
-   *   the full core, for the labs that need its lab functions (LABS_NEEDING_CORE), where `attn`
-   *   is the calculator's module alone; default: `attn`
-   * @param {ShadowRoot | Document} [o.root]                where the calculator is shown: the labs' styles are adopted there
-   * @param {Record<string, object>} [o.labOptions]           more options for a lab, by name (gpt2: { source })
    */
-  constructor({ attn, state, onChange = () => {}, onError = () => {}, link = () => location.href, readonly = false, precision = 3, panels = PANELS, labsAttn = async () => attn, labOptions = {}, root = document }) {
+  constructor({ attn, state, onChange = () => {}, onError = () => {}, link = () => location.href, readonly = false, precision = 3, panels = PANELS }) {
     this.attn = attn;
-    this.labOptions = labOptions;
-    this.root = root;
-    this.labsAttn = labsAttn;
     this.model = new CalculatorModel({ attn, state });
     this.onChange = onChange;
     this.onError = onError;
@@ -77,27 +50,21 @@ export class Calculator {
     this.viewProblemShown = ''; // the same as the learner reads it: one sentence per problem
     this.explained = null; // { step, i, j } of the cell being explained
     this.inputStart = null;
-    this.labs = new Map(); // name → Promise of the lab, built the first time `panels` names it
-    this.labStylesLoaded = null; // the labs' stylesheet, asked for with the first lab
-    /** Resolves once every lab that `panels` names is built and shown. */
-    this.labsReady = Promise.resolve();
     // The parts loaded the first time a panel needs them (see #loadOnce): their Promises.
     this.plotReady = null;
     this.checksReady = null;
     this.stashedPractice = null; // the practice attempt put aside while exploring
     this.practice = null;  // practice mode's view and marking, loaded the first time it is used
     this.practiceReady = null;
-    this.snippetsLoaded = null;
     this.grids = null;     // the calculator's own parts, built the first time a panel needs them
     this.status = h('p', { class: 'calc-status', role: 'status', part: 'status' });
     this.element = h('div', { class: 'calc' }, this.status);
     this.#render();
-    this.#showLabs();
   }
 
-  /** Resolves once every part that `panels` names is built and drawn: the labs, the plot, the checks. */
+  /** Resolves once every part that `panels` names is built and drawn: the plot, the checks, practice. */
   get settled() {
-    return Promise.all([this.labsReady, this.plotReady, this.checksReady, this.practiceReady]);
+    return Promise.all([this.plotReady, this.checksReady, this.practiceReady]);
   }
 
   /** The state on screen as the learner types it. */
@@ -149,7 +116,6 @@ export class Calculator {
     Object.assign(this.options, options);
     this.drawn = null; // redraw even the last valid result: the precision or panels changed
     this.#render();
-    this.#showLabs();
   }
 
   // --- layout -------------------------------------------------------------------------------
@@ -166,30 +132,14 @@ export class Calculator {
     this.grids = [grid('Q', 'queries'), grid('K', 'keys'), grid('V', 'values')];
     const [gq, gk, gv] = this.grids;
 
-    const sizeSelect = (label, key, max) => h('label', { class: 'size' }, `${label} `,
-      h('select', {
-        'aria-label': label,
-        dataset: { size: key },
-        on: { change: (e) => this.#resize(key, Number(e.target.value)) },
-      }, Array.from({ length: max }, (_, t) => h('option', { value: t + 1, text: `${t + 1}` }))));
-    this.sizeControls = h('div', { class: 'sizes' },
-      sizeSelect('Tokens n', 'n', MAX_TOKENS), sizeSelect('d_k', 'dk', MAX_DIM), sizeSelect('d_v', 'dv', MAX_DIM));
-
-    this.presetButtons = Object.entries(PRESETS).map(([key, preset]) =>
-      h('button', { type: 'button', class: 'preset', dataset: { preset: key }, text: preset.label, on: { click: () => this.#preset(key) } }));
-    this.seedInput = seedInput({ label: 'Random seed', onChange: (seed) => this.#preset('random', seed) });
-    this.seedBox = h('span', { class: 'seed-box' }, 'seed ', this.seedInput,
-      h('button', { type: 'button', class: 'small', text: 'New seed', on: { click: () => this.#preset('random', nextSeed(this.state.seed)) } }));
-    // Explore (the calculator shows every step) or practice (the learner computes them).
-    this.modeButtons = ['explore', 'practice'].map((mode) => h('button', {
-      type: 'button', dataset: { mode }, text: mode === 'explore' ? 'Explore' : 'Practice', 'aria-pressed': 'false',
-      on: { click: () => this.setMode(mode) },
-    }));
+    this.controls = new Controls({
+      onMode: (mode) => this.setMode(mode),
+      onResize: (key, value) => this.#resize(key, value),
+      onPreset: (key, seed) => this.#preset(key, seed),
+      onNewSeed: () => this.#preset('random', nextSeed(this.state.seed)),
+      onPitfall: (pitfall) => this.#edit('mode', (s) => { s.pitfall = pitfall; }),
+    });
     this.practiceSlot = h('p', { class: 'practice-slot', text: 'Loading practice mode…' });
-
-    this.modeOptions = Object.entries(PITFALLS).map(([key, p]) => h('option', { value: key, text: p.label }));
-    this.modeSelect = h('select', { 'aria-label': 'Mode', on: { change: () => this.#edit('mode', (s) => { s.pitfall = this.modeSelect.value; }) } }, this.modeOptions);
-    this.modeWarning = h('p', { class: 'pitfall-banner practice-off', role: 'note' });
 
     this.masks = new MaskControls({
       onCausal: (on) => this.#edit('mask', (s) => { s.causal = on; }),
@@ -207,16 +157,17 @@ export class Calculator {
 
     // A note, not a landmark: several widgets on one page must not repeat landmarks.
     this.explanation = h('div', { class: 'explain', role: 'note', 'aria-live': 'polite', 'aria-label': 'Explanation', part: 'explain', dataset: { panel: 'explain' } });
-    this.exportBox = h('textarea', { class: 'export-text', readOnly: true, rows: 8, 'aria-label': 'Exported text', hidden: true });
-    this.shareStatus = h('span', { class: 'share-status', role: 'status' });
-    const action = (label, make) => h('button', { type: 'button', text: label, on: { click: () => this.#share(label, make) } });
-    // The exporters print the computed numbers: not offered while the learner computes them.
-    const exporter = (label, make) => h('span', { class: 'practice-off' }, action(label, make));
+    this.share = new SharePanel({
+      link: (state) => this.link(state),
+      shown: () => this.shown,
+      problem: () => this.#problem(),
+      precision: () => this.options.precision,
+    });
     // Says what a paste did to the other matrices, next to them.
     this.inputsNotice = h('p', { class: 'inputs-notice', role: 'status' });
 
     // The lesson's NumPy-vs-PyTorch check, live: the f32 core against float64 on the same input.
-    this.verified = h('span', { class: 'verified', part: 'verified' });
+    this.verified = verifiedBadge();
     // The weights and the output, beside the inputs where there is room: what the lesson is about
     // is on the first screen, and an edit visibly changes it. The five steps that lead there follow.
     this.resultPanel = h('section', { class: 'result practice-off', role: 'group', 'aria-label': 'Result', part: 'result' },
@@ -230,12 +181,8 @@ export class Calculator {
         tex('\\operatorname{Attention}(Q,K,V) = \\operatorname{softmax}\\!\\left(\\frac{QK^\\top}{\\sqrt{d_k}}\\right)V', {
           display: true, label: 'Attention of Q, K, V equals softmax of Q K transpose over the square root of d k, times V',
         })),
-      h('section', { class: 'controls', role: 'group', 'aria-label': 'Controls', part: 'controls', dataset: { panel: 'controls' } },
-        h('div', { class: 'control-row' },
-          h('div', { role: 'group', 'aria-label': 'Explore or practice' }, this.modeButtons),
-          this.sizeControls, h('label', { class: 'mode practice-off' }, 'Mode ', this.modeSelect)),
-        h('div', { class: 'control-row presets practice-off', role: 'group', 'aria-label': 'Presets' }, this.presetButtons, this.seedBox)),
-      this.modeWarning,
+      this.controls.element,
+      this.controls.warning,
       h('div', { class: 'workbench' },
         h('div', { class: 'work-inputs' },
           h('section', { class: 'inputs', role: 'group', 'aria-label': 'Inputs', part: 'inputs', dataset: { panel: 'inputs' } },
@@ -251,14 +198,7 @@ export class Calculator {
       h('section', { class: 'insight practice-off', role: 'group', 'aria-label': 'Plot and checks' },
         this.plotSlot,
         this.checksSlot),
-      h('section', { class: 'share', role: 'group', 'aria-label': 'Share and export', part: 'share', dataset: { panel: 'share' } },
-        h('div', { class: 'control-row' },
-          action('Copy link', ({ state }) => this.link(state)),
-          exporter('Copy as PyTorch', async ({ state, result }) => (await this.#snippets()).pytorchSnippet(state, result, { precision: this.options.precision })),
-          exporter('Copy as NumPy', async ({ state, result }) => (await this.#snippets()).numpySnippet(state, result, { precision: this.options.precision })),
-          exporter('Copy as LaTeX', async ({ state, result }) => (await this.#snippets()).latexSnippet(state, result, { precision: this.options.precision })),
-          this.shareStatus),
-        this.exportBox));
+      this.share.element);
     // For the benchmark and the curious: time from an input event to everything updated.
     this.element.addEventListener('input', (e) => { this.inputStart = e.timeStamp; }, true);
   }
@@ -367,33 +307,6 @@ export class Calculator {
     });
   }
 
-  // Copies what the page shows. While the input has a problem that is the last valid state,
-  // dimmed on screen, and the status says so: never the input the learner sees as wrong.
-  async #share(label, make) {
-    const shown = this.shown;
-    const problem = this.#problem();
-    if (!shown) {
-      this.shareStatus.textContent = `${label}: nothing to copy yet: ${problem.replace(/\.$/, '')}.`;
-      return;
-    }
-    let text;
-    try {
-      text = await make(shown);
-    } catch {
-      this.shareStatus.textContent = `${label}: the exporter could not load; check the connection and try again.`;
-      return;
-    }
-    const copied = await copyText(text);
-    // Where the clipboard is not available, the text is shown to copy by hand.
-    this.exportBox.hidden = copied;
-    this.exportBox.value = text;
-    const why = problem ? ` the last valid state (shown dimmed), not the input on screen. ${problem.replace(/\.$/, '')}.` : '';
-    this.shareStatus.textContent = copied
-      ? `${label}: copied${why || ' ✓'}`
-      : `${label}: select the text below and copy it${why ? `; it holds${why}` : '.'}`;
-    if (!copied) this.exportBox.select();
-  }
-
   // --- computing and showing ------------------------------------------------------------------
 
   // One core call (model.js). A lab-only widget computes nothing of the calculator's: the state
@@ -434,41 +347,23 @@ export class Calculator {
     }
     const s = this.state;
     const { readonly, precision } = this.options;
-    const { n, dk, dv } = sizes(s);
     for (const el of this.element.querySelectorAll('[data-panel]')) el.hidden = !this.#shows(el.dataset.panel);
     this.resultPanel.hidden = !this.#shows('steps') && !this.#shows('weights');
     // Practice mode: the learner's grids instead of the computed steps and result, the plot, the
     // checks, the pitfalls, the presets and the exporters (the stylesheet hides .practice-off).
     const practicing = Boolean(s.practice) && this.#shows('steps');
     this.element.classList.toggle('practicing', practicing);
-    for (const button of this.modeButtons) button.setAttribute('aria-pressed', String((button.dataset.mode === 'practice') === Boolean(s.practice)));
     this.practiceSlot.hidden = !practicing;
     if (practicing && !this.practice) this.#loadPractice();
-    if (this.#shows('share')) this.#snippets().catch(() => {}); // tried again on a click
+    if (this.#shows('share')) this.share.loadExporters().catch(() => {}); // tried again on a click
     this.element.classList.toggle('readonly', readonly);
 
-    for (const select of this.sizeControls.querySelectorAll('select')) {
-      select.value = String({ n, dk, dv }[select.dataset.size]);
-      select.disabled = readonly;
-    }
+    this.controls.update(s, { readonly });
     this.grids[0].update(s.q, { readonly });
     this.grids[1].update(s.k, { readonly });
     this.grids[2].update(s.v, { readonly });
     this.masks.update(s, this.model.maskReasons(), { readonly });
-    for (const option of this.modeOptions) option.hidden = option.value === 'custom-scale' && s.pitfall !== 'custom-scale';
-    this.modeSelect.value = s.pitfall;
-    this.modeSelect.disabled = readonly;
-    const pitfall = PITFALLS[s.pitfall];
-    this.element.classList.toggle('pitfall', pitfall.wrong && !practicing);
-    this.modeWarning.hidden = !pitfall.wrong;
-    const label = s.pitfall === 'custom-scale' ? `Custom scale ${s.scale} instead of 1/√d_k` : pitfall.label;
-    this.modeWarning.textContent = pitfall.wrong ? `⚠ ${label}. This is wrong on purpose, to show what the lesson warns about.` : '';
-    for (const button of this.presetButtons) {
-      button.setAttribute('aria-pressed', String(button.dataset.preset === s.preset));
-      button.disabled = readonly;
-    }
-    this.seedBox.hidden = s.preset !== 'random' || readonly;
-    this.seedInput.value = String(s.seed ?? 0);
+    this.element.classList.toggle('pitfall', PITFALLS[s.pitfall].wrong && !practicing);
 
     const problem = this.#problem();
     const stale = Boolean(problem);
@@ -508,7 +403,7 @@ export class Calculator {
       if (this.checks) this.checks.update(state, result, precision);
       else this.#loadChecks();
     }
-    this.#renderVerified();
+    showVerified(this.verified, this.drawn.checks);
     if (this.#shows('explain')) this.#renderExplanation();
     // Listeners (the page's URL, the frame's parent) hear what is on screen: the live state,
     // or, once the input goes wrong, the last valid one again, never a passing keystroke.
@@ -543,7 +438,7 @@ export class Calculator {
 
   // Practice mode's view and marking, the first time the learner practises.
   #loadPractice() {
-    return this.#loadOnce('practiceReady', () => import('./practice.js'), ({ PracticeView }) => {
+    return this.#loadOnce('practiceReady', () => import('./practice/practice.js'), ({ PracticeView }) => {
       this.practice = new PracticeView({
         attn: this.attn, MatrixGrid, tex, parseNumber, presets: PRESETS, coreMask, answerShape, emptyPractice,
         // The learner's entries count in readonly too: the author fixed the exercise, the
@@ -561,70 +456,9 @@ export class Calculator {
     });
   }
 
-  // Only when the panels change: the labs do not depend on the calculator's state.
-  #showLabs() {
-    const pending = [];
-    for (const [name, load] of Object.entries(LABS)) {
-      const shown = this.options.panels.includes(name);
-      if (shown && !this.labs.has(name)) {
-        // A placeholder keeps the labs in PANELS order whichever module arrives first.
-        const slot = h('div', { class: 'lab-slot' });
-        this.element.append(slot);
-        const generation = this.#labGeneration;
-        const core = LABS_NEEDING_CORE.includes(name) ? this.labsAttn() : Promise.resolve(this.attn);
-        this.labs.set(name, Promise.all([load(), this.#labStyles(), core]).then(([Lab, , attn]) => ({ Lab, attn }), (error) => ({ error })).then(({ Lab, attn, error }) => {
-          // Disposed of before its module and styles arrived (the element left the page while
-          // loading): never built, and no error shown.
-          if (generation !== this.#labGeneration) {
-            slot.remove();
-            return null;
-          }
-          if (error) {
-            slot.replaceWith(h('p', { class: 'calc-status error', role: 'alert', text: `The ${name} panel could not load: ${error.message}` }));
-            return null;
-          }
-          const lab = new Lab({ attn, onError: (message) => this.onError(message), ...this.labOptions[name] });
-          slot.replaceWith(lab.element);
-          return lab;
-        }));
-      }
-      if (!this.labs.has(name)) continue;
-      pending.push(this.labs.get(name).then((lab) => {
-        if (!lab) return;
-        const visible = this.options.panels.includes(name);
-        if (lab.element.hidden === !visible) return;
-        lab.element.hidden = !visible;
-        // A lab that works unseen (the learned heads' training) stops while hidden.
-        lab.shown?.(visible);
-      }));
-    }
-    this.labsReady = Promise.all(pending);
-  }
-
-  /**
-   * Disposes of the labs (a lab's worker, its window listeners) and forgets them: for a widget
-   * that has left the page for good. restoreLabs() builds them again, should it come back.
-   */
-  disposeLabs() {
-    this.#labGeneration++;
-    for (const ready of this.labs.values()) {
-      ready.then((lab) => {
-        if (!lab) return;
-        lab.dispose?.();
-        lab.element.remove();
-      });
-    }
-    this.labs.clear();
-  }
-
-  /** Builds the labs `panels` names again after disposeLabs(). */
-  restoreLabs() {
-    this.#showLabs();
-  }
-
   // The hull plot. It draws what is on screen when it arrives.
   #loadPlot() {
-    return this.#loadOnce('plotReady', () => import('./plot.js'), ({ HullPlot }) => {
+    return this.#loadOnce('plotReady', () => import('./plot/plot.js'), ({ HullPlot }) => {
       this.plot = new HullPlot({
         onMove: (j, x, y) => this.#moveValue(j, x, y),
         onAxes: (axes) => this.#edit('axes', (s) => { s.axes = axes; }),
@@ -637,38 +471,6 @@ export class Calculator {
     }, (error) => {
       this.plotSlot.append(h('p', { class: 'calc-status error', role: 'alert', text: `The plot could not load: ${error.message}` }));
     });
-  }
-
-  // The PyTorch, NumPy and LaTeX exporters: fetched as soon as the share panel shows, so a click
-  // does not wait. One that failed to load is asked for again on the next click.
-  #snippets() {
-    return this.#loadOnce('snippetsLoaded', () => import('./export.js'), (module) => module, (error) => {
-      this.snippetsLoaded = null;
-      throw error;
-    });
-  }
-
-  // The labs' stylesheet, fetched with the first lab; a lab is shown once it has loaded, so it
-  // never appears unstyled. One that fails to load leaves the lab plain, not missing, and is
-  // asked for again with the next lab.
-  #labStyles() {
-    this.labStylesLoaded ??= import('../labs/labs-styles.js').then(
-      ({ labsStyles }) => adoptStyles(this.root, labsStyles),
-      () => { this.labStylesLoaded = null; });
-    return this.labStylesLoaded;
-  }
-
-  // The core judges the badge (checks.hpp: 1e-5 · max(1, max |V|)). It shows the number it
-  // judges: where |V| exceeds 1, the difference relative to max |V| (with V₁₁ = 1e30 the absolute
-  // one is 7e+21, which would look alarming beside a tick); the absolute in its title.
-  #renderVerified() {
-    const { float64MaxAbsDiff: diff, valueScale: scale, verified: ok } = this.drawn.checks;
-    const exp = (x) => (x === 0 ? '0' : x.toExponential(1).replace('-', '−'));
-    this.verified.classList.toggle('fail', !ok);
-    this.verified.textContent = `${ok ? '✓ verified' : '⚠ check'}: `
-      + (scale > 1 ? `max |f32 − float64| / max |V| = ${exp(diff / scale)}` : `max |f32 − float64| = ${exp(diff)}`);
-    this.verified.title = 'The largest difference between the weights and outputs of the float32 core and a float64 evaluation of the same input (the lesson’s NumPy vs PyTorch exercise), verified when at most 1e−5 × max(1, max |V|).'
-      + (scale > 1 ? ` Here max |f32 − float64| = ${exp(diff)} and max |V| = ${exp(scale)}.` : '');
   }
 
   #renderExplanation() {
@@ -690,25 +492,4 @@ export class Calculator {
     if (related.k !== undefined) this.grids[1].highlightRow(related.k);
     this.explanation.replaceChildren(h('h3', { text: title }), ...lines.map((text) => h('p', { class: 'derivation', text })));
   }
-}
-
-// 'Q' pasted as 4×3 over 3×2 → 'Q is now 4×3, so K and V were resized to match: K got row 4
-// and column 3 of zeros; V got row 4 of zeros. …'; '' when nothing else changed.
-function resizeNotice(name, before, after) {
-  const span = (what, a, b) => (b - a === 1 ? `${what} ${b}` : `${what}s ${a + 1}–${b}`);
-  const others = ['Q', 'K', 'V'].filter((m) => m !== name);
-  const changes = others.map((m) => {
-    const cols = m === 'V' ? 'dv' : 'dk';
-    const grew = [], lost = [];
-    for (const [what, key] of [['row', 'n'], ['column', cols]]) {
-      if (after[key] > before[key]) grew.push(span(what, before[key], after[key]));
-      if (after[key] < before[key]) lost.push(span(what, after[key], before[key]));
-    }
-    const parts = [grew.length ? `got ${grew.join(' and ')} of zeros` : '', lost.length ? `lost ${lost.join(' and ')}` : ''].filter(Boolean);
-    return parts.length ? { m, text: `${m} ${parts.join(' and ')}` } : null;
-  }).filter(Boolean);
-  if (changes.length === 0) return '';
-  const cols = name === 'V' ? after.dv : after.dk;
-  const which = changes.map((c) => c.m).join(' and ');
-  return `${name} is now ${after.n}×${cols}, so ${which} ${changes.length > 1 ? 'were' : 'was'} resized to match: ${changes.map((c) => c.text).join('; ')}. Check ${changes.length > 1 ? 'them' : 'it'}, or paste ${changes.length > 1 ? 'theirs' : 'its own'} too.`;
 }

@@ -2,8 +2,8 @@
 // computes them; this view says what they mean and, in a pitfall mode, why they fail. A query
 // that sees no key is exempt from both (its weights and output are defined as 0), and the view
 // says so rather than counting it as a pass.
-import { h, sub } from './dom.js';
-import { format } from './format.js';
+import { h, sub } from '../shared/dom.js';
+import { format } from '../shared/format.js';
 
 const EXEMPT = 'exempt: no key visible';
 

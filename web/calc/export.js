@@ -2,7 +2,7 @@
 // Loaded only where the share panel shows (files.js saves and copies). Each text writes the computation the page's mode actually does: the
 // mask, the scale, and where the mask is applied. Text only: they state the mask and the scale;
 // PyTorch, NumPy (or the reader) do the arithmetic, and the numbers shown come from the core.
-import { format } from './format.js';
+import { format } from '../shared/format.js';
 
 // The queries that see no key, as the core found them, 1-based as on the page.
 const fullyMaskedRows = (result) => result.fullyMasked.flatMap((empty, i) => (empty ? [i + 1] : []));

@@ -1,7 +1,7 @@
 // Mask controls: the causal checkbox, a padding toggle per token, and a grid where each cell
 // hides or shows one key for one query. The grid shows the combined mask and why each key is
 // hidden, as the core reports it (attn.maskReasons).
-import { h, sub } from './dom.js';
+import { h, sub } from '../shared/dom.js';
 
 const WHY = { causal: 'hidden by the causal mask', padding: 'hidden: padding token', custom: 'hidden by you' };
 

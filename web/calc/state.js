@@ -1,9 +1,9 @@
 // The calculator's state: inputs, masks, mode. Plain data, so it can live in a URL hash and be
 // copied; every number derived from it comes from the core.
 import { EXERCISE_V, WORKED_EXAMPLE } from '../examples.js';
-import { STEP_KEYS, STEPS } from './lesson-steps.js';
-import { parseMatrixText, parseNumber, quote } from './parse.js';
-import { mulberry32 } from './random.js';
+import { STEP_KEYS, STEPS } from './steps/lesson-steps.js';
+import { parseMatrixText, parseNumber, quote } from '../shared/parse.js';
+import { mulberry32 } from '../shared/random.js';
 
 export const MAX_TOKENS = 8;
 

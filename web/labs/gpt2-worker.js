@@ -13,7 +13,7 @@
 //        last run is kept: asked again for another of its layers, it is not run again)
 //   { abort: id } stops that open's reads.
 import { loadGpt2Core, openFlatGpt2 } from '../api/gpt2.js';
-import { forgetStored, openStoredFile, startKeeping, storedModel } from './gpt2-store.js';
+import { forgetStored, openStoredFile, startKeeping, storedModel } from './gpt2/gpt2-store.js';
 
 
 let core = null;     // Promise of GPT-2's module, once asked for

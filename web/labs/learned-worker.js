@@ -11,7 +11,7 @@
 //               { type: 'check', key, step, goals, met, config }  { type: 'done', key, step, seconds, met, goals }
 //               { type: 'paused' }  { type: 'error', key?, message }
 import { loadAttention } from '../attention.js';
-import { PROGRESS_EVERY } from './learned-train-goals.js';
+import { PROGRESS_EVERY } from './learned/learned-train-goals.js';
 
 const CHUNK = 10; // steps between looks at the message queue (about 50 ms)
 
