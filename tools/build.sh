@@ -6,8 +6,9 @@
 #   tools/build.sh wasm      the WebAssembly modules and the wasm doctest suites (build-wasm/)
 #   tools/build.sh web       only what the page in web/ loads: the two modules and the typeset formulas (npm start)
 #   tools/build.sh dist      web, then dist/ (tools/dist.mjs)
-#   tools/build.sh asan      the doctest suite with ASan + UBSan and assertions on (build-asan/, clang++-14)
-#   tools/build.sh fuzz      the libFuzzer harnesses of tests/fuzz/ (build-fuzz/, clang++-14)
+#   tools/build.sh asan      the doctest suite with ASan + UBSan and assertions on, and the libFuzzer
+#                            harnesses of tests/fuzz/ beside it (build-asan/, clang++-14)
+#   tools/build.sh fuzz      the same as asan
 #   tools/build.sh fixtures  the GPT-2 checkpoints and references the tests read (build-fixtures/gpt2/);
 #                            `all` makes them too
 # Each build directory is configured on every run with its options: cmake reconfigures
@@ -76,18 +77,15 @@ if ((native)); then
   timed native
 fi
 
-# The sanitized builds: Debian's clang 14 with its compiler-rt (tools/bootstrap.sh installs
-# both), optimised with debug info for readable reports, without the -march=native second core.
+# The sanitized build: Debian's clang 14 with its compiler-rt (tools/bootstrap.sh installs both),
+# optimised with debug info for readable reports, without the -march=native second core. The
+# doctest suite and the libFuzzer harnesses share one build directory, so the core is compiled
+# sanitized once, with the fuzzer's coverage, for both (`asan` and `fuzz` build the same tree).
 sanitized=(-DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo "${strict[@]}" -DATTN_NATIVE_ARCH=OFF)
-if ((asan)); then
-  cmake -S . -B build-asan "${sanitized[@]}" -DATTN_SANITIZE=ON -DATTN_BUILD_TESTS=ON >/dev/null
+if ((asan || fuzz)); then
+  cmake -S . -B build-asan "${sanitized[@]}" -DATTN_SANITIZE=ON -DATTN_FUZZ=ON -DATTN_BUILD_TESTS=ON >/dev/null
   cmake --build build-asan -j"$jobs"
-  timed asan
-fi
-if ((fuzz)); then
-  cmake -S . -B build-fuzz "${sanitized[@]}" -DATTN_FUZZ=ON -DATTN_BUILD_TESTS=OFF >/dev/null
-  cmake --build build-fuzz -j"$jobs"
-  timed fuzz
+  timed "sanitized (ASan + UBSan suite and fuzzers)"
 fi
 
 if ((web)); then

@@ -9,7 +9,10 @@
 #      BiDi), and in WebKitGTK's MiniBrowser under Xvfb (selenium-webdriver): tests/engines/
 #   5. doctest, native, with AddressSanitizer + UndefinedBehaviorSanitizer and assertions on (CTest)
 #   6. each libFuzzer harness of tests/fuzz/ over its seed corpus, then ATTN_FUZZ_SECONDS (30) of
-#      fresh fuzzing; each counts as one test, and the summary gives its number of executions
+#      fresh fuzzing, one harness a core at a time; each counts as one test, and the summary gives
+#      its number of executions
+# The summary gives each suite's time (a batch of fuzzers shares its batch's), the bootstrap's and
+# each part of the build's.
 # Every suite runs even if an earlier one fails; the exit code is non-zero if any failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -59,7 +62,7 @@ run_ctest() {  # run_ctest <suite> <build dir>
   record "$1" $(( ${total:-0} - ${failed:-0} )) "${failed:-0}" "$rc"
 }
 
-run_node() {  # run_node <suite> <test files...>
+run_node() {  # run_node <suite> [--test-concurrency=N] <test files...>
   local suite=$1; shift
   begin "$suite"
   node --test --test-reporter=spec "$@" 2>&1 | tee "$logs/node.log"
@@ -70,13 +73,22 @@ run_node() {  # run_node <suite> <test files...>
   record "$suite" "${passed:-0}" "${failed:-0}" "$rc"
 }
 
-run_fuzz() {  # run_fuzz <harness>: tests/fuzz/run.sh, one passed or failed test with its executions
-  begin "fuzz: $1"
-  bash tests/fuzz/run.sh "$1" "${ATTN_FUZZ_SECONDS:-30}" 2>&1 | tee "$logs/fuzz.log"
-  local rc=${PIPESTATUS[0]}
-  local runs
-  runs=$(grep -E '^executions: [0-9]+' "$logs/fuzz.log" | tail -1 | grep -oE '[0-9]+')
-  record "fuzz $1 (${runs:-0} executions)" $((rc == 0)) $((rc != 0)) "$rc"
+run_fuzz() {  # run_fuzz <harness...>: tests/fuzz/run.sh for each at once, one test each with its executions
+  begin "fuzz: $*"
+  local harness pids=()
+  for harness in "$@"; do
+    bash tests/fuzz/run.sh "$harness" "${ATTN_FUZZ_SECONDS:-30}" >"$logs/fuzz-$harness.log" 2>&1 &
+    pids+=($!)
+  done
+  local i rc runs
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}"; rc=$?
+    harness=${*:i+1:1}
+    echo "--- fuzz $harness ---"
+    grep -vE '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' "$logs/fuzz-$harness.log"
+    runs=$(grep -E '^executions: [0-9]+' "$logs/fuzz-$harness.log" | tail -1 | grep -oE '[0-9]+')
+    record "fuzz $harness (${runs:-0} executions)" $((rc == 0)) $((rc != 0)) "$rc"
+  done
 }
 
 run_ctest "doctest, native" build-native
@@ -88,13 +100,27 @@ node tools/sites/build.mjs
 sites_rc=$?
 record "sites built (tools/sites)" $((sites_rc == 0)) $((sites_rc != 0)) "$sites_rc"
 run_node "JS API under Node" tests/js/*.test.mjs
-run_node "page in headless Chromium" tests/browser/*.test.mjs
+# The page in Chromium, two files at a time: most of their time is the page's and the learner's
+# pace (keys typed 100 ms apart, pauses that commit), not the processor's. The two files that time
+# the page's answers to keystrokes while a worker trains or opens GPT-2 run after, alone.
+timed_alone=(tests/browser/learned-train.test.mjs tests/browser/gpt2-real-size.test.mjs)
+browser_files=()
+for file in tests/browser/*.test.mjs; do
+  [[ " ${timed_alone[*]} " == *" $file "* ]] || browser_files+=("$file")
+done
+run_node "page in headless Chromium" --test-concurrency="$jobs" "${browser_files[@]}"
+run_node "page in Chromium, timed, alone" "${timed_alone[@]}"
 run_node "page in headless Firefox" tests/engines/firefox.test.mjs
 run_node "page in WebKit (Xvfb)" tests/engines/webkit.test.mjs
 run_ctest "doctest, ASan+UBSan, assertions on" build-asan
+# The harnesses as many at once as there are cores, each for its full ATTN_FUZZ_SECONDS.
+harnesses=()
 for harness in tests/fuzz/fuzz_*.cpp; do
   harness=${harness#tests/fuzz/fuzz_}
-  run_fuzz "${harness%.cpp}"
+  harnesses+=("${harness%.cpp}")
+done
+for ((i = 0; i < ${#harnesses[@]}; i += jobs)); do
+  run_fuzz "${harnesses[@]:i:jobs}"
 done
 
 echo

@@ -131,12 +131,16 @@ exec "${realCmake}" "$@"
     assert.doesNotMatch(configured(wasm).flags('attn_core'), new RegExp(join(prefix, 'include')));
   });
 
-  it('tools/build.sh configures the sanitized and fuzzing builds on every run, strict and portable', () => {
+  it('tools/build.sh configures the one sanitized build, the suite and the fuzzers, on every run, strict and portable', () => {
     for (const target of ['asan', 'fuzz']) {
       rmSync(log, { force: true });
       buildSh(target);
-      const configure = calls().filter((c) => c.includes(`-B build-${target}`));
+      const configure = calls().filter((c) => c.includes('-B build-'));
       assert.equal(configure.length, 1, `${target}: ${calls().join(' | ')}`);
+      assert.match(configure[0], /-B build-asan /);
+      assert.match(configure[0], /-DATTN_SANITIZE=ON/);
+      assert.match(configure[0], /-DATTN_FUZZ=ON/);
+      assert.match(configure[0], /-DATTN_BUILD_TESTS=ON/);
       assert.match(configure[0], /-DATTN_STRICT=ON/);
       assert.match(configure[0], /-DATTN_NATIVE_ARCH=OFF/);
     }
