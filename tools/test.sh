@@ -110,8 +110,8 @@ for file in tests/browser/*.test.mjs; do
 done
 run_node "page in headless Chromium" --test-concurrency="$jobs" "${browser_files[@]}"
 run_node "page in Chromium, timed, alone" "${timed_alone[@]}"
-run_node "page in headless Firefox" tests/engines/firefox.test.mjs
-run_node "page in WebKit (Xvfb)" tests/engines/webkit.test.mjs
+# The two other engines side by side: each waits on its browser more than it computes.
+run_node "page in Firefox and WebKit (Xvfb)" --test-concurrency=2 tests/engines/firefox.test.mjs tests/engines/webkit.test.mjs
 run_ctest "doctest, ASan+UBSan, assertions on" build-asan
 # The harnesses as many at once as there are cores, each for its full ATTN_FUZZ_SECONDS.
 harnesses=()
