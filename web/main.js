@@ -19,18 +19,26 @@ function say(message) {
 // The hash: an optional section of the page, then the calculator's state, #cost&q=…&k=…, so that
 // the page's own section links keep the learner's work and a teacher's link can open at a lab
 // with a state. Old links still open: a state alone (#q=…) at the top, a section alone (#cost).
+// The GPT-2 panel's text rides at the end (gpt2-text=…, gpt2-eot=1 when it starts with
+// <|endoftext|>), so a reload keeps what the learner typed there too.
 const main = document.querySelector('main');
 const sectionNamed = (name) => {
   const element = document.getElementById(name);
   return element?.parentElement === main ? element : null;
 };
+const GPT2_KEYS = /^gpt2-(text|eot)=/;
 function readHash(hash) {
-  const text = hash.replace(/^#/, '');
-  const [first, ...rest] = text.split('&');
-  if (/^[a-z][a-z-]*$/.test(first) && sectionNamed(first)) return { section: first, stateText: rest.join('&') };
-  return { section: null, stateText: text };
+  const parts = hash.replace(/^#/, '').split('&');
+  const section = /^[a-z][a-z0-9-]*$/.test(parts[0]) && sectionNamed(parts[0]) ? parts.shift() : null;
+  const gpt2 = new URLSearchParams(parts.filter((p) => GPT2_KEYS.test(p)).join('&'));
+  return { section, stateText: parts.filter((p) => !GPT2_KEYS.test(p)).join('&'), gpt2 };
 }
-const hashFor = (section) => `#${section ? `${section}&` : ''}${calc.hash}`;
+const gpt2Element = document.getElementById('gpt2');
+let gpt2Text = readHash(location.hash).gpt2;
+const hashFor = (section) => `#${section ? `${section}&` : ''}${calc.hash}${gpt2Text.size ? `&${gpt2Text}` : ''}`;
+// The panel reads its starting text from these attributes, and says when the learner changes it.
+if (gpt2Text.has('gpt2-text')) gpt2Element?.setAttribute('gpt2-text', gpt2Text.get('gpt2-text'));
+if (gpt2Text.get('gpt2-eot') === '1') gpt2Element?.setAttribute('gpt2-eot', '1');
 
 // A link's state, or the worked example (and a note) when the hash cannot be read. A section
 // alone leaves the state as it is.
@@ -94,6 +102,11 @@ calc.addEventListener('attention-change', (e) => {
   else urlPending = true;
 });
 window.addEventListener('pagehide', () => { if (urlPending) writeUrl(); });
+gpt2Element?.addEventListener('attention-calc-gpt2-text', (e) => {
+  const { text, endOfTextFirst, lesson } = e.detail;
+  gpt2Text = new URLSearchParams(lesson ? [] : [['gpt2-text', text], ...(endOfTextFirst ? [['gpt2-eot', '1']] : [])]);
+  writeUrl();
+});
 
 // --- history ------------------------------------------------------------------------------
 // Each entry of the page's history remembers where the page was scrolled, so that Back and

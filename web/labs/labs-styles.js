@@ -183,25 +183,4 @@ svg.learned-map .cell-cursor { stroke: var(--calc-ink); stroke-width: 2; }
 .train-goals caption { text-align: left; margin-bottom: 0.3em; }
 .train-goals th, .train-goals td { padding: 0.2em 0.5em; border-bottom: 1px solid var(--calc-cell-border); text-align: left; }
 .train-goals .goal-met { color: var(--calc-pass); }
-
-/* Exercise 4: look inside GPT-2 (gpt2-panel.js) */
-.gpt2-drop { margin: 0.5em 0; padding: 1em; border: 2px dashed var(--calc-cell-border); border-radius: 8px; color: var(--calc-muted); text-align: center; }
-.gpt2-needs .link-button { padding: 0; border: 0; background: none; color: var(--calc-accent); font: inherit; text-decoration: underline; cursor: pointer; }
-.gpt2-drop.over { border-color: var(--calc-accent); color: var(--calc-ink); }
-.gpt2-loading { display: flex; flex-wrap: wrap; align-items: center; gap: 0.3em 0.6em; margin: 0.5em 0; }
-.gpt2-loading progress { width: min(20em, 100%); }
-.gpt2-check { font-weight: 600; }
-.gpt2-next { margin: 0.3em 0 1em; padding-left: 1.8em; }
-.gpt2-next .token { font-family: ui-monospace, monospace; padding: 0 0.25em; border: 1px solid var(--calc-cell-border); border-radius: 4px; }
-.gpt2-lab.stale .gpt2-heads, .gpt2-lab.stale .gpt2-check, .gpt2-lab.stale .gpt2-next { opacity: 0.55; }
-.gpt2-script { width: 100%; box-sizing: border-box; font-family: ui-monospace, monospace; font-size: 0.8em; }
-.gpt2-lab .cell-message:empty { min-height: 0; margin: 0; }
-.gpt2-all-table { border-collapse: collapse; font-size: 0.8em; }
-.gpt2-all-table th, .gpt2-all-table td { padding: 1px; text-align: center; }
-.gpt2-cell { display: inline-flex; align-items: center; gap: 0.2em; padding: 0.1em 0.2em; font: inherit; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.gpt2-cell .swatch { display: inline-block; width: 0.9em; height: 0.9em; border-radius: 2px; border: 1px solid var(--calc-cell-border); opacity: calc(0.25 + 0.75 * var(--score, 0)); }
-.gpt2-cell .swatch.previousToken { background: #1f6feb; }
-.gpt2-cell .swatch.firstToken { background: #e36209; }
-.gpt2-cell .swatch.induction { background: #2da44e; }
-.gpt2-cell .swatch.none { background: #8c959f; }
 `;

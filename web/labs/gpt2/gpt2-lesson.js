@@ -54,15 +54,19 @@ export function lessonCheck(run, layer) {
   const found = {};
   for (const key of ['previousToken', 'firstToken']) found[key] = headsWithRole(run, key, [layer])[0] ?? null;
   const a = (key) => `${key === 'firstToken' ? 'an' : 'a'} ${ROLE[key].label}`;
-  if (found.previousToken && found.firstToken) {
-    parts.push(`Layer ${layer} has ${a('previousToken')} (${headName(layer, found.previousToken.head)}, ${format(found.previousToken.score, 2)}) and ${a('firstToken')} (${headName(layer, found.firstToken.head)}, ${format(found.firstToken.score, 2)}), as the lesson expects.`);
+  // What the lesson expects first, then what this model has: never a sentence that reads as if
+  // the lesson expected the absence.
+  const expects = `The lesson expects ${a('previousToken')} and ${a('firstToken')} in layer ${layer}.`;
+  const named = (k) => `${a(k)} (${headName(layer, found[k].head)}, ${format(found[k].score, 2)})`;
+  const missing = ['previousToken', 'firstToken'].filter((k) => !found[k]);
+  if (missing.length === 0) {
+    parts.push(`${expects} This model has both there: ${named('previousToken')} and ${named('firstToken')}.`);
   } else {
     const has = ['previousToken', 'firstToken'].filter((k) => found[k]);
-    const missing = ['previousToken', 'firstToken'].filter((k) => !found[k]);
     let said = has.length
-      ? `Layer ${layer} has ${a(has[0])} (${headName(layer, found[has[0]].head)}, ${format(found[has[0]].score, 2)}) but no ${ROLE[missing[0]].label}`
-      : `Layer ${layer} has neither ${a('previousToken')} nor ${a('firstToken')}`;
-    said += `, which the lesson expects: no head of this layer scores ${ROLE_THRESHOLD} or more on ${missing.map((k) => ROLE[k].score).join(' or ')}`;
+      ? `${expects} This model has ${named(has[0])} there, but no ${ROLE[missing[0]].label}`
+      : `${expects} This model has neither there`;
+    said += `: no head of layer ${layer} scores ${ROLE_THRESHOLD} or more on ${missing.map((k) => ROLE[k].score).join(' or ')}`;
     const best = missing.map((k) => ({ k, best: strongest(run, layer, k) })).filter((x) => x.best);
     if (best.length) said += ` (highest: ${best.map(({ k, best: b }) => `${ROLE[k].score} ${format(b.score, 2)} in ${headName(layer, b.head)}`).join('; ')})`;
     parts.push(`${said}.`);
@@ -91,44 +95,120 @@ export function lessonCheck(run, layer) {
 export const megabytes = (bytes) => `${format(bytes / 1e6, bytes < 1e7 ? 1 : 0)} MB`;
 export const duration = (s) => (s < 60 ? `${Math.max(1, Math.round(s))} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`);
 
+const AGAIN = 'Download model.safetensors again from Hugging Face (openai-community/gpt2, Files) and open that file.';
+
+/**
+ * A message from the API or the core made fit to follow a colon mid-sentence: its first letter in
+ * lower case (unless it starts an acronym), no full stop at its end (the sentence around it has
+ * its own), and numbers of five digits or more with separators (1,234,567).
+ */
+export function clause(message) {
+  let said = String(message ?? '').trim().replace(/[.\s]+$/, '');
+  if (/^[A-Z][a-z]/.test(said)) said = said[0].toLowerCase() + said.slice(1);
+  // Only a number standing alone: not a port, a path or a version inside an address.
+  return said.replace(/(?<=^|[\s(])\d{5,}(?=$|[\s):;]|[.,](?!\d))/g, (digits) => BigInt(digits).toLocaleString('en-US'));
+}
+
+/** A sentence from a clause: its first letter in upper case, one full stop at its end. */
+export const sentence = (message) => {
+  const said = clause(message);
+  return `${said[0]?.toUpperCase() ?? ''}${said.slice(1)}.`;
+};
+
+// The API's and the core's words for a file that breaks the format, before the reason.
+const NOT_SAFETENSORS = /^this file is not a safetensors file(, or it is cut short)?: /i;
+// Reasons that mean the file is of another kind altogether (its first bytes are no header).
+const OTHER_KIND = /more than the format|header length of 0|not a JSON object|not valid JSON/i;
+
 // A failed open, in the learner's words, with what to do next.
 export function openError(error, { url }) {
   const message = error?.message ?? String(error);
-  if (/not a safetensors file|cut short|header/i.test(message)) {
-    return `This is not a GPT-2 model.safetensors file, or it is incomplete: ${message}. Download model.safetensors again from Hugging Face (openai-community/gpt2, Files) and open that file.`;
+  if (NOT_SAFETENSORS.test(message)) {
+    const why = message.replace(NOT_SAFETENSORS, '');
+    if (OTHER_KIND.test(why)) return `This is not a safetensors file: it does not begin with a safetensors header (a text file renamed .safetensors, or a file of another kind). ${AGAIN}`;
+    return `This is not a whole safetensors file: ${clause(why)}. ${AGAIN}`;
   }
+  if (/cut short|ends at byte/i.test(message)) return `This file is incomplete: ${clause(message)}. ${AGAIN}`;
   if (url && /the download (ended|stopped) at byte/.test(message)) {
-    return `The download of GPT-2 from ${url} stopped before its end: the connection was cut, or the server sent less than it said (${message}). Try again, or download model.safetensors yourself and open it with the button above.`;
+    return `The download of GPT-2 from ${url} stopped before its end: the connection was cut, or the server sent less than it said (${clause(message)}). Try again, or download model.safetensors yourself and open it with the button above.`;
   }
   if (url && (error instanceof TypeError || /fetch|network|CORS/i.test(message))) {
     return `GPT-2 could not be downloaded from ${url}: the server did not answer, it does not let this page read the file (CORS), or this page’s Content-Security-Policy does not allow that address. Download model.safetensors yourself and open it with the button above.`;
   }
   if (/worker stopped/i.test(message)) {
-    return `GPT-2 stopped: ${message}. Close other tabs and open it again, or try a smaller model (distilgpt2).`;
+    return `GPT-2 stopped: ${clause(message)}. Close other tabs and open it again, or try a smaller model (distilgpt2).`;
   }
   if (/memory/i.test(message)) {
-    return `GPT-2 does not fit in this browser tab’s memory: ${message}. Close other tabs, or try a smaller model (distilgpt2).`;
+    return `GPT-2 does not fit in this browser tab’s memory: ${clause(message)}. Close other tabs, or try a smaller model (distilgpt2).`;
   }
-  return `GPT-2 could not be opened: ${message}. ${url ? 'Check the address, or download model.safetensors and open it with the button above.' : 'Check that it is model.safetensors from openai-community/gpt2 (or distilgpt2, gpt2-medium) and open it again.'}`;
+  return `GPT-2 could not be opened: ${clause(message)}. ${url ? 'Check the address, or download model.safetensors and open it with the button above.' : 'Check that it is model.safetensors from openai-community/gpt2 (or distilgpt2, gpt2-medium) and open it again.'}`;
+}
+
+// A Hugging Face file's address: https://huggingface.co/<repo>/resolve/<revision>/model.safetensors.
+const HUB_FILE = /^https:\/\/huggingface\.co\/([\w.-]+(?:\/[\w.-]+)?)\/resolve\/([\w.-]+)\/[\w.-]+\.safetensors(?:\?.*)?$/;
+const py = (value) => JSON.stringify(String(value)); // a JSON string is a valid Python string literal
+
+/**
+ * The lines of a script that load the model the panel has open, and a header line saying how:
+ * from_pretrained on its Hugging Face repository when it was opened from there, else the learner's
+ * own safetensors file (downloaded first when it came from another address) with its config.json,
+ * or with the panel's numbers when no config.json was opened.
+ * model: { name, url, configGiven, config: { layers, heads, dModel, context, vocab } }, or null
+ * (no model described: openai-community/gpt2).
+ */
+export function modelLoading(model) {
+  const hub = model ? HUB_FILE.exec(model.url ?? '') : ['', 'openai-community/gpt2', 'main'];
+  if (hub) {
+    return {
+      header: `# The model: ${hub[1]} from the Hugging Face Hub (from_pretrained), the file the panel opened.`,
+      code: `model = GPT2LMHeadModel.from_pretrained(${py(hub[1])}, revision=${py(hub[2])}, attn_implementation="eager")`,
+      imports: '',
+    };
+  }
+  const c = model.config ?? {};
+  const numbers = `GPT2Config(n_layer=${c.layers}, n_head=${c.heads}, n_embd=${c.dModel}, n_positions=${c.context}, vocab_size=${c.vocab ?? 50257})`;
+  const configLine = model.configGiven
+    ? `config = GPT2Config.from_json_file(${model.url ? 'config_file' : '"config.json"'})  # the config.json opened beside it`
+    : `config = ${numbers}  # the panel's numbers: no config.json was opened`;
+  const where = model.url
+    ? `weights, _ = urllib.request.urlretrieve(${py(model.url)})
+${model.configGiven ? `config_file, _ = urllib.request.urlretrieve(${py(new URL('config.json', model.url).href)})
+` : ''}`
+    : `weights = ${py(model.name ?? 'model.safetensors')}  # the path of the file you opened in the panel
+`;
+  return {
+    header: `# The model: your own file (${model.url ? model.url : model.name}), loaded from the safetensors${model.configGiven ? ' with its config.json' : ' with the shape the panel read (no config.json was opened)'}, not from the Hub.`,
+    imports: `${model.url ? 'import urllib.request\n' : ''}from safetensors.torch import load_file\nfrom transformers import AutoModelForCausalLM, GPT2Config\n`,
+    code: `${where}${configLine}
+model = AutoModelForCausalLM.from_config(config, attn_implementation="eager")
+# A checkpoint saved from GPT2LMHeadModel names its keys transformer.…; lm_head.weight is tied to wte.
+state = {k.removeprefix("transformer."): v.float() for k, v in load_file(weights).items() if not k.startswith("lm_head.")}
+missing, _ = model.transformer.load_state_dict(state, strict=False)
+missing = [k for k in missing if not k.endswith(("attn.bias", "attn.masked_bias"))]
+assert not missing, f"not in the file: {missing}"
+model.tie_weights()`,
+  };
 }
 
 /**
  * A complete Hugging Face transformers script that computes and plots the same layer's heads on the
  * same text (eager attention, so that output_attentions holds the weights), and prints the same
- * five next tokens. A JSON string is also a valid Python string literal.
+ * five next tokens, on the model the panel has open (modelLoading).
  */
-export function pytorchScript({ text, layer, endOfTextFirst }) {
+export function pytorchScript({ text, layer, endOfTextFirst, model = null }) {
+  const loading = modelLoading(model);
   return `# GPT-2 layer ${layer}'s heads on your text, as attention-calc's panel shows them
-# (layers and heads counted from 0). Needs: pip install torch transformers matplotlib
+# (layers and heads counted from 0). Needs: pip install torch transformers safetensors matplotlib
+${loading.header}
 import math
 
 import matplotlib.pyplot as plt
 import torch
 from transformers import GPT2LMHeadModel, GPT2TokenizerFast
-
-name = "openai-community/gpt2"  # or "distilgpt2", "gpt2-medium"
-tokenizer = GPT2TokenizerFast.from_pretrained(name)
-model = GPT2LMHeadModel.from_pretrained(name, attn_implementation="eager")
+${loading.imports}
+# The panel reads every model with GPT-2's own tokenizer.
+tokenizer = GPT2TokenizerFast.from_pretrained("openai-community/gpt2")
+${loading.code}
 model.eval()
 
 text = ${JSON.stringify(text)}

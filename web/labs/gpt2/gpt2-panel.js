@@ -5,16 +5,17 @@
 // rules, learned-roles.js), the lesson's check in words from those numbers, and the five likeliest
 // next tokens. The model lives in a worker (gpt2-worker.js, through gpt2-remote.js), which also keeps
 // it in the browser's storage, so the page answers keystrokes while GPT-2 loads and runs.
-import { h, svg } from '../../shared/dom.js';
+import { adoptStyles, h } from '../../shared/dom.js';
 import { copyText, saveSvg } from '../../shared/files.js';
 import { format } from '../../shared/format.js';
 import { COMMIT_MS } from '../../shared/grid.js';
 import { HeadView } from '../head-views/learned-head.js';
 import { ROLES, ROLE_THRESHOLD } from '../head-views/learned-roles.js';
 import { TokenStrip } from '../head-views/learned-tokens.js';
-import { duration, GPT2_SENTENCE, gpt2Label, gridText, lessonCheck, megabytes, openError, pytorchScript, strongestRole } from './gpt2-lesson.js';
+import { allHeadsTable, layerSvg } from './gpt2-heads.js';
+import { clause, duration, GPT2_SENTENCE, gpt2Label, lessonCheck, megabytes, openError, pytorchScript, sentence } from './gpt2-lesson.js';
+import { gpt2Styles } from './gpt2-styles.js';
 import { Gpt2Remote } from './gpt2-remote.js';
-import { scrollBox } from '../widgets/scroll-cue.js';
 
 const START_LAYER = 5; // the lesson's exercise looks at layer 5
 
@@ -80,6 +81,9 @@ export class Gpt2Lab {
     this.repeatButton = h('button', { type: 'button', text: 'Repeat the text', on: { click: () => { this.input.value = `${this.input.value} ${this.input.value}`; this.#apply(); } } });
     this.count = h('p', { class: 'hint gpt2-count' });
     this.tokens = new TokenStrip({ label: gpt2Label, onFocus: (i) => { this.focus = i; this.#mark(); } });
+    // The strip sits just above the maps (and stays in sight while they scroll past), so that
+    // following a head shows its effect where the learner clicked; its hint stays in the flow.
+    const tokenHint = this.tokens.element.querySelector(':scope > .hint');
     this.layerSelect = h('select', { class: 'gpt2-layer', id: 'gpt2-layer', on: { change: () => this.#setLayer(Number(this.layerSelect.value)) } });
     this.copyButton = h('button', { type: 'button', text: 'Copy as PyTorch', on: { click: () => this.#copy() } });
     this.saveButton = h('button', { type: 'button', text: 'Save the layer’s heads as SVG', on: { click: () => this.#save() } });
@@ -95,7 +99,6 @@ export class Gpt2Lab {
         h('label', {}, this.endOfText, ' Start with <|endoftext|>'), this.repeatButton),
       h('p', { class: 'hint', text: 'Off, as in Hugging Face. TransformerLens puts <|endoftext|> first; with it, most of the attention sink’s weight moves onto that token.' }),
       this.count,
-      this.tokens.element,
       h('div', { class: 'control-row' }, h('label', { for: 'gpt2-layer', text: 'Layer' }), ' ', this.layerSelect),
       h('p', { class: 'hint', text: 'Layers and heads are numbered from 0, as outputs.attentions and TransformerLens number them: head 5.1 is layer 5, head 1.' }),
       h('div', { class: 'control-row' }, this.copyButton, this.saveButton, this.exportStatus),
@@ -110,8 +113,9 @@ export class Gpt2Lab {
       h('h3', { class: 'gpt2-heads-title', text: 'The layer’s heads' }),
       h('p', { class: 'hint', text: `Each head’s scores are measured on this text: ${ROLES.map((r) => `${r.score}, ${r.means.replace('⟨bos⟩, the first token', 'the first token')}`).join('; ')}. `
         + `A score of at least ${ROLE_THRESHOLD} earns the head its label: ${ROLES.map((r) => `“${r.label}”`).join(', ')}. `
-        + 'Focus a heatmap and use the arrow keys to read its weights; click it, or press Enter, to follow that head in the tokens above.' }),
-      this.grid);
+        + 'Focus a heatmap and use the arrow keys to read its weights; click it, or press Enter, to follow that head in the tokens just above the maps.' }),
+      tokenHint,
+      h('div', { class: 'gpt2-follow' }, this.tokens.element, this.grid));
 
     this.element = h('section', { class: 'lab gpt2-lab', role: 'group', 'aria-label': 'Exercise 4: look inside GPT-2', part: 'gpt2' },
       h('h2', { text: 'Exercise 4: look inside GPT-2' }),
@@ -123,9 +127,34 @@ export class Gpt2Lab {
       this.modelLine,
       this.storeLine,
       this.view);
+    // Once in the element's shadow root (LabShelf puts it there as soon as it is made): the
+    // panel's own stylesheet, and the text the page kept for it (index.html's hash).
+    queueMicrotask(() => this.#attached());
     // Shown now: the element itself waits until it nears the screen (its loading="lazy"), so a
     // page that holds the panel far down reads no stored model and no gpt2-src before then.
     this.shown(true);
+  }
+
+  #attached() {
+    const root = this.element.getRootNode();
+    if (root !== this.element) adoptStyles(root, gpt2Styles);
+    const host = root.host;
+    const kept = host?.getAttribute('gpt2-text');
+    if (kept !== null && kept !== undefined && !this.config) {
+      this.input.value = kept;
+      this.endOfText.checked = host.getAttribute('gpt2-eot') === '1';
+    }
+  }
+
+  // Tells the page the learner's text, so it can keep it with the rest of its state (index.html
+  // keeps it in the hash): an event 'attention-calc-gpt2-text', { text, endOfTextFirst, lesson },
+  // lesson true when it is the lesson's sentence as it comes.
+  #tellText(text, endOfTextFirst) {
+    if (this.told?.text === text && this.told.endOfTextFirst === endOfTextFirst) return;
+    this.told = { text, endOfTextFirst };
+    this.element.dispatchEvent(new CustomEvent('attention-calc-gpt2-text', {
+      bubbles: true, composed: true, detail: { text, endOfTextFirst, lesson: text === GPT2_SENTENCE && !endOfTextFirst },
+    }));
   }
 
   /**
@@ -260,7 +289,7 @@ export class Gpt2Lab {
       this.loadingBox.hidden = true;
       const kept = this.config ? ` The model opened before (${this.modelName}) is still open.` : '';
       if (loading.signal.aborted) this.#say(`Loading stopped: nothing of ${name} was kept.${kept}`);
-      else if (stored) this.#say(`The model kept in this browser’s storage could not be opened: ${error.message}. Open model.safetensors again.${kept}`);
+      else if (stored) this.#say(`The model kept in this browser’s storage could not be opened: ${clause(error.message)}. Open model.safetensors again.${kept}`);
       else this.#say(`${openError(error, { url })}${kept}`);
       return;
     }
@@ -271,6 +300,8 @@ export class Gpt2Lab {
     }
     this.config = opened.config;
     this.modelName = name;
+    // What "Copy as PyTorch" loads: this file, from where it came, with its config.json or not.
+    this.modelSource = { name, url: url ?? stored?.source ?? null, configGiven: Boolean(config ?? stored?.config), config: opened.config };
     const c = opened.config;
     this.modelLine.textContent = `GPT-2 open, from ${name}: ${c.layers} layers of ${c.heads} heads, d_model ${c.dModel}, ${(c.parameters / 1e6).toFixed(c.parameters < 1e7 ? 1 : 0)} million parameters, a context of ${c.context.toLocaleString('en-US')} tokens. `
       + `It runs in this tab, in a background thread, in ${megabytes(opened.memoryBytes)} of memory; nothing is sent anywhere.`;
@@ -321,7 +352,7 @@ export class Gpt2Lab {
 
   // The script for what is shown; where the clipboard is refused, shown to copy by hand.
   async #copy() {
-    const script = pytorchScript({ text: this.text, layer: this.layer, endOfTextFirst: this.endOfTextFirst });
+    const script = pytorchScript({ text: this.text, layer: this.layer, endOfTextFirst: this.endOfTextFirst, model: this.modelSource });
     this.scriptBox.value = script;
     const copied = await copyText(script);
     this.scriptBox.hidden = copied;
@@ -332,22 +363,7 @@ export class Gpt2Lab {
 
   // The layer's heatmaps side by side, four to a row, each with its name, in one SVG file.
   #save() {
-    const maps = this.views.map((v) => v.map);
-    const sizes = maps.map((m) => [Number(m.getAttribute('width')), Number(m.getAttribute('height')) + 18]);
-    const [w, hgt] = [Math.max(...sizes.map((s) => s[0])), Math.max(...sizes.map((s) => s[1]))];
-    const columns = Math.min(4, maps.length), rows = Math.ceil(maps.length / columns);
-    const root = svg('svg', { viewBox: `0 0 ${columns * w} ${rows * hgt}`, width: columns * w, height: rows * hgt, 'font-family': 'system-ui, sans-serif', 'font-size': 12 });
-    root.append(svg('title', { text: `GPT-2 layer ${this.layer}: ${maps.length} heads on “${this.text}”` }));
-    maps.forEach((m, i) => {
-      const x = (i % columns) * w, y = Math.floor(i / columns) * hgt;
-      root.append(svg('text', { x: x + 4, y: y + 13, fill: 'currentColor', 'font-weight': 600, text: this.views[i].name }));
-      const copy = m.cloneNode(true);
-      copy.setAttribute('x', x);
-      copy.setAttribute('y', y + 18);
-      copy.querySelectorAll('.focus-row, .cell-cursor').forEach((e) => e.remove());
-      root.append(copy);
-    });
-    saveSvg(root, `gpt2-layer-${this.layer}-heads.svg`);
+    saveSvg(layerSvg(this.views, { layer: this.layer, text: this.text }), `gpt2-layer-${this.layer}-heads.svg`);
     this.exportStatus.textContent = `Saved gpt2-layer-${this.layer}-heads.svg ✓`;
   }
 
@@ -362,9 +378,10 @@ export class Gpt2Lab {
   // stay, dimmed. An answer to a run asked for before the last one is dropped.
   async #apply() {
     clearTimeout(this.typingPause);
-    if (!this.config) return;
     const text = this.input.value;
     const endOfTextFirst = this.endOfText.checked;
+    this.#tellText(text, endOfTextFirst);
+    if (!this.config) return;
     const ticket = ++this.runs;
     let answer;
     try {
@@ -372,8 +389,7 @@ export class Gpt2Lab {
     } catch (error) {
       if (ticket !== this.runs) return;
       this.input.setAttribute('aria-invalid', 'true');
-      const said = error.message;
-      this.#say(`${said[0].toUpperCase()}${said.slice(1)}.${this.run ? ' The heads below are from the last text GPT-2 could read.' : ''}`);
+      this.#say(`${sentence(error.message)}${this.run ? ' The heads below are from the last text GPT-2 could read.' : ''}`);
       this.element.classList.add('stale');
       return;
     }
@@ -420,27 +436,7 @@ export class Gpt2Lab {
 
   // The layers × heads table; every layer's scores are there unless the text was too long to keep them.
   #allHeads() {
-    const run = this.run;
-    if (!run.layers.every((l) => l.heads.length)) {
-      this.allHeads.replaceChildren(h('p', { class: 'hint', text: 'This text is too long to keep every layer’s weights in one run: only the chosen layer was run. Shorten it to see every head.' }));
-      return;
-    }
-    const heads = run.layers[0].heads.length;
-    const table = h('table', { class: 'gpt2-all-table' },
-      h('caption', { class: 'sr-only', text: 'Every head’s strongest role and score on this text, layers as rows, heads as columns' }),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col', class: 'corner', text: 'Layer' }), Array.from({ length: heads }, (_, i) => h('th', { scope: 'col', 'aria-label': `head ${i}`, text: `h${i}` })))),
-      h('tbody', {}, run.layers.map((layer, l) => h('tr', {}, h('th', { scope: 'row', text: String(l) }), layer.heads.map((d, i) => {
-        const best = strongestRole(d);
-        const button = h('button', {
-          type: 'button', class: 'gpt2-cell', dataset: { layer: l, head: i },
-          'aria-label': `GPT-2 head ${l}.${i}: ${best ? `${best.earned ? best.role.label : 'no role'}, ${best.role.score} ${format(best.score, 2)}` : 'no scores'}`,
-          on: { click: () => this.#openHead(l, i) },
-        }, h('span', { class: `swatch ${best?.earned ? best.role.key : 'none'}`, 'aria-hidden': 'true' }), gridText(d));
-        if (best) button.firstChild.style.setProperty('--score', String(best.score));
-        return h('td', {}, button);
-      })))));
-    // On a phone the table scrolls in its own box, which says which heads are out of sight.
-    this.allHeads.replaceChildren(scrollBox(table, { label: 'All heads at a glance', what: (a, b) => (a === b ? `head ${a}` : `heads ${a}–${b}`) }));
+    this.allHeads.replaceChildren(allHeadsTable(this.run, { onOpen: (l, i) => this.#openHead(l, i) }));
   }
 
   // A head of the table opened below: its layer shown, the head followed, its map focused.
