@@ -7,7 +7,11 @@
 //   gpt2Staging(handle) → the staging buffer's address; JS copies each chunk of the file there, then
 //   gpt2Write(handle, fileOffset, length) → {}; gpt2Finish(handle) → {} (the loader becomes the model)
 //   gpt2LoadTokenizer(bytes) → {}; gpt2Tokenize(text) → { ids, tokens }
-//   gpt2Run(handle, { ids, endOfTextFirst, layers }) → { layers, next }; gpt2Free(handle)
+//   gpt2Run(handle, { ids, endOfTextFirst, layers, ablate, lens, attribute })
+//     → { layers, next, lens?, attribution? }; gpt2Free(handle) (and the model's decoders)
+//   gpt2DecoderOpen(handle, { ids, endOfTextFirst, maxNewTokens, temperature, topK, seed, cache })
+//     → { value: decoder }; gpt2DecoderStep(decoder) → { value: { id, token, probability,
+//     cacheBytes, done } | null }; gpt2DecoderFree(decoder)
 //   gpt2Limits() → { stagingBytes, maxKeptWeights }
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
@@ -23,6 +27,7 @@
 #include "convert.hpp"
 #include "convert_head_scores.hpp"
 #include "error.hpp"
+#include "gpt2/decode.hpp"
 #include "gpt2/forward.hpp"
 #include "gpt2/loader.hpp"
 #include "gpt2/safetensors.hpp"
@@ -41,6 +46,17 @@ struct Gpt2 {
 
 std::vector<std::unique_ptr<Gpt2>>& models() {
   static std::vector<std::unique_ptr<Gpt2>> slots;
+  return slots;
+}
+
+// A decoder reads its model's weights: it is freed with the model (gpt2Free).
+struct Gpt2Decoder {
+  double model;
+  attn::gpt2::Decoder decoder;
+};
+
+std::vector<std::unique_ptr<Gpt2Decoder>>& decoders() {
+  static std::vector<std::unique_ptr<Gpt2Decoder>> slots;
   return slots;
 }
 
@@ -136,6 +152,9 @@ val gpt2_finish(double handle) {
 
 void gpt2_free(double handle) {
   const std::size_t i = whole_number<std::size_t>(handle, "handle");
+  for (auto& d : decoders()) {
+    if (d && d->model == handle) d.reset();
+  }
   if (i < models().size()) models()[i].reset();
 }
 
@@ -172,10 +191,63 @@ val gpt2_tokenize(val bytes) {
   });
 }
 
+val token_list(const std::vector<attn::gpt2::NextToken>& tokens) {
+  val out = val::array();
+  for (const attn::gpt2::NextToken& t : tokens) {
+    val item = val::object();
+    item.set("id", double(t.id));
+    item.set("token", tokenizer() ? val(tokenizer()->token_text(t.id)) : val::null());
+    item.set("probability", double(t.probability));
+    out.call<void>("push", item);
+  }
+  return out;
+}
+
+val numbers(const std::vector<double>& v) {
+  val out = val::array();
+  for (double x : v) out.call<void>("push", x);
+  return out;
+}
+
+val attribution_object(const attn::gpt2::Attribution& a) {
+  val heads = val::array();
+  for (const auto& layer : a.heads) heads.call<void>("push", numbers(layer));
+  val out = val::object();
+  out.set("token", double(a.token));
+  out.set("heads", heads);
+  out.set("mlps", numbers(a.mlps));
+  out.set("embeddings", a.embeddings);
+  out.set("biases", a.biases);
+  out.set("logit", a.logit);
+  return out;
+}
+
+// args.ablate: undefined | [{ layer, head, mode: 'zero' | 'mean' }] (JS fills the mode).
+std::vector<attn::gpt2::AblatedHead> ablated_heads(const val& ablate) {
+  std::vector<attn::gpt2::AblatedHead> heads;
+  if (ablate.isUndefined()) return heads;
+  const std::size_t count = whole_number<std::size_t>(ablate["length"].as<double>(), "ablate.length");
+  for (std::size_t i = 0; i < count; ++i) {
+    const val item = ablate[i];
+    attn::gpt2::AblatedHead head;
+    head.layer = whole_number<std::uint64_t>(item["layer"].as<double>(), "ablate's layer");
+    head.head = whole_number<std::uint64_t>(item["head"].as<double>(), "ablate's head");
+    const std::string mode = item["mode"].as<std::string>();
+    if (mode != "zero" && mode != "mean") throw attn::Error("ablate's mode must be 'zero' or 'mean' (got '" + mode + "')");
+    head.mode = mode == "mean" ? attn::gpt2::Ablation::mean : attn::gpt2::Ablation::zero;
+    heads.push_back(head);
+  }
+  return heads;
+}
+
 // args: { ids: Int32Array, endOfTextFirst: ids[0] is the <|endoftext|> put first (for the
-//         messages), layers: [index] | undefined (every layer) }; the core checks the values
+//         messages), layers: [index] | undefined (every layer), ablate: [{ layer, head, mode }] |
+//         undefined, lens: boolean | undefined, attribute: token id | undefined }; the core checks
+//         the values
 // → { layers: [{ heads: [{ weights: Float32Array n×n | null, previousToken, firstToken, induction }] }],
-//     next: [{ id, token, probability }] }
+//     next: [{ id, token, probability }],
+//     lens (when asked): [layer][{ id, token, probability }],
+//     attribution (when asked): { token, heads: [layer][head], mlps: [layer], embeddings, biases, logit } }
 val gpt2_run(double handle, val args) {
   return guarded([&] {
     const Gpt2& m = find(models(), handle, "GPT-2 model");
@@ -189,6 +261,11 @@ val gpt2_run(double handle, val args) {
       for (double l : emscripten::convertJSArrayToNumberVector<double>(layers_arg)) layers.push_back(whole_number<std::uint64_t>(l, "layer"));
       options.layers = std::move(layers);
     }
+    options.ablate = ablated_heads(args["ablate"]);
+    const val lens_arg = args["lens"];
+    options.lens = !lens_arg.isUndefined() && lens_arg.as<bool>();
+    const val attribute = args["attribute"];
+    if (!attribute.isUndefined()) options.attribute = whole_number<std::uint64_t>(attribute.as<double>(), "attribute");
     const attn::gpt2::RunResult r = attn::gpt2::run(m.weights, ids, options);
     const std::size_t n = r.tokens;
     val layers = val::array();
@@ -204,19 +281,66 @@ val gpt2_run(double handle, val args) {
       layer_out.set("heads", heads);
       layers.call<void>("push", layer_out);
     }
-    val next = val::array();
-    for (const attn::gpt2::NextToken& t : r.next) {
-      val item = val::object();
-      item.set("id", double(t.id));
-      item.set("token", tokenizer() ? val(tokenizer()->token_text(t.id)) : val::null());
-      item.set("probability", double(t.probability));
-      next.call<void>("push", item);
-    }
     val out = val::object();
     out.set("layers", layers);
-    out.set("next", next);
+    out.set("next", token_list(r.next));
+    if (options.lens) {
+      val lens = val::array();
+      for (const auto& guess : r.lens) lens.call<void>("push", token_list(guess));
+      out.set("lens", lens);
+    }
+    if (r.attribution) out.set("attribution", attribution_object(*r.attribution));
     return out;
   });
+}
+
+// args: { ids: Int32Array (the prompt), endOfTextFirst, maxNewTokens, temperature, topK (undefined:
+//         the whole vocabulary), seed, cache: boolean }; the core checks the values and reads the
+//         prompt → { value: decoder handle }
+val gpt2_decoder_open(double handle, val args) {
+  return guarded([&] {
+    const Gpt2& m = find(models(), handle, "GPT-2 model");
+    if (m.filler) throw attn::Error("this GPT-2 model is still being read");
+    auto ids = emscripten::convertJSArrayToNumberVector<std::int32_t>(args["ids"]);
+    attn::gpt2::DecodeOptions options;
+    options.end_of_text_first = args["endOfTextFirst"].as<bool>();
+    options.max_new_tokens = whole_number<std::uint64_t>(args["maxNewTokens"].as<double>(), "maxNewTokens");
+    options.temperature = args["temperature"].as<double>();
+    const val top_k = args["topK"];
+    if (!top_k.isUndefined()) options.top_k = whole_number<std::uint64_t>(top_k.as<double>(), "topK");
+    options.seed = whole_number<std::uint64_t>(args["seed"].as<double>(), "seed");
+    options.cache = args["cache"].as<bool>();
+    auto decoder = std::make_unique<Gpt2Decoder>(Gpt2Decoder{handle, attn::gpt2::Decoder(m.weights, std::move(ids), options)});
+    val out = val::object();
+    out.set("value", keep(decoders(), std::move(decoder)));
+    return out;
+  });
+}
+
+// → { value: { id, token, probability, cacheBytes, done } }, or { value: null } when generation has ended
+val gpt2_decoder_step(double handle) {
+  return guarded([&] {
+    Gpt2Decoder& d = find(decoders(), handle, "GPT-2 decoder");
+    const std::optional<attn::gpt2::DecodedToken> t = d.decoder.step();
+    val out = val::object();
+    if (!t) {
+      out.set("value", val::null());
+      return out;
+    }
+    val token = val::object();
+    token.set("id", double(t->id));
+    token.set("token", tokenizer() ? val(tokenizer()->token_text(t->id)) : val::null());
+    token.set("probability", double(t->probability));
+    token.set("cacheBytes", double(t->cache_bytes));
+    token.set("done", t->done);
+    out.set("value", token);
+    return out;
+  });
+}
+
+void gpt2_decoder_free(double handle) {
+  const std::size_t i = whole_number<std::size_t>(handle, "handle");
+  if (i < decoders().size()) decoders()[i].reset();
 }
 
 // The bytes a run of n tokens keeping `kept` layers' weights needs (run_bytes).
@@ -255,6 +379,9 @@ EMSCRIPTEN_BINDINGS(attention_calc_gpt2) {
   emscripten::function("gpt2Tokenize", &gpt2_tokenize);
   emscripten::function("gpt2Run", &gpt2_run);
   emscripten::function("gpt2RunBytes", &gpt2_run_bytes);
+  emscripten::function("gpt2DecoderOpen", &gpt2_decoder_open);
+  emscripten::function("gpt2DecoderStep", &gpt2_decoder_step);
+  emscripten::function("gpt2DecoderFree", &gpt2_decoder_free);
   emscripten::function("gpt2HeapInUse", &gpt2_heap_in_use);
   emscripten::function("gpt2Limits", &gpt2_limits);
 }

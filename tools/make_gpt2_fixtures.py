@@ -36,7 +36,14 @@ What it writes (deterministic: the same bytes on every run):
         cases: [{name, text (null: ids only), endOfTextFirst, ids (50256 first when endOfTextFirst),
                  attentions [layer][head][n][n] (rows sum to 1, zeros above the diagonal, rounded to 1e-10),
                  next [{id, probability}] × 5 after the last token, likeliest first,
-                 topLogitGap (the smallest gap between the top 6 logits: how far the order is from a tie)}]
+                 topLogitGap (the smallest gap between the top 6 logits: how far the order is from a tie),
+                 lens [layer][{id, probability}] × 5: ln_f and the unembedding after each block (issue 38),
+                 attribution {token (next[0]'s id), heads [layer][head], mlps [layer], embeddings, biases, logit}:
+                     direct logit attribution at the last position, the parts summing to logit,
+                 ablations (the first two cases of at most 24 tokens): [{ablate [{layer, head, mode}],
+                     attentions, next, attribution (of the same token), effect {attention, probability}}]}]
+        generation    [{name, ids (the prompt), endOfTextFirst, maxNewTokens, newIds (greedy), stoppedBy
+                       ("count", "context" or "endOfText"), minLogitGap (the smallest top-2 gap on the way)}]
         mistakes      {scaleByHeadSize, noScale, noCausalMask, erfGelu, layerNormEps1e-6, unbiasedVariance,
                        cProjTransposed: {attention, probability}}: how far each mistake would move them
 """
@@ -83,6 +90,10 @@ class Attention(nn.Module):
         self.register_buffer("bias", torch.tril(torch.ones(context, context)).view(1, 1, context, context))
         self.c_attn = Conv1D(d, 3 * d)
         self.c_proj = Conv1D(d, d)
+        # Interventions (issue 38): Hugging Face's head_mask [H] multiplies the attention
+        # probabilities (0 switches a head off); mean_heads replaces those heads' z by its mean
+        # over the positions. self.z keeps the heads' outputs [..., H, n, dh] for the attribution.
+        self.head_mask, self.mean_heads, self.z = None, (), None
 
     def forward(self, x):  # x [..., n, d]
         n, d = x.shape[-2], x.shape[-1]
@@ -91,7 +102,11 @@ class Attention(nn.Module):
         scores = q @ k.transpose(-1, -2) * self.scale
         scores = scores.masked_fill(self.bias[0, 0, :n, :n] == 0, float("-inf"))
         weights = torch.softmax(scores, dim=-1)
-        return self.c_proj((weights @ v).transpose(-3, -2).reshape(x.shape)), weights
+        z = (weights if self.head_mask is None else weights * self.head_mask.view(-1, 1, 1)) @ v
+        for h in self.mean_heads:
+            z[..., h, :, :] = z[..., h, :, :].mean(-2, keepdim=True)
+        self.z = z
+        return self.c_proj(z.transpose(-3, -2).reshape(x.shape)), weights  # the pattern, not the masked one
 
 
 class MLP(nn.Module):
@@ -102,7 +117,8 @@ class MLP(nn.Module):
         self.gelu = "tanh"  # GPT-2's gelu_new
 
     def forward(self, x):
-        return self.c_proj(nn.functional.gelu(self.c_fc(x), approximate=self.gelu))
+        self.out = self.c_proj(nn.functional.gelu(self.c_fc(x), approximate=self.gelu))  # kept for the attribution
+        return self.out
 
 
 class Block(nn.Module):
@@ -131,10 +147,12 @@ class GPT2(nn.Module):
 
     def forward(self, ids, last_only=False):  # ids [..., n] → logits [..., n, V] (or [..., V]), attentions
         x = self.wte(ids) + self.wpe(torch.arange(ids.shape[-1]))
+        self.embeddings, self.residuals = x, []  # kept for the lens and the attribution
         attentions = []
         for block in self.h:
             x, weights = block(x)
             attentions.append(weights)
+            self.residuals.append(x)
         x = self.ln_f(x[..., -1:, :] if last_only else x)
         # wte · xᵀ rather than x · wteᵀ: an ONNX export then keeps one copy of wte, not a transposed second.
         logits = (self.wte.weight @ x.transpose(-1, -2)).transpose(-1, -2)
@@ -149,12 +167,16 @@ def np_layer_norm(x, g, b):
     return (x - mean) / np.sqrt(var + EPS) * g + b
 
 
-def np_forward(w, heads, ids):
-    """w: the file's tensors as float64, keys without prefix. Returns (logits [n, V], [L][H][n][n])."""
+def np_forward(w, heads, ids, ablate=(), parts=False):
+    """w: the file's tensors as float64, keys without prefix; ablate: [(layer, head, 'zero' | 'mean')],
+    the heads' z columns set to 0 or to their mean over the positions. Returns (logits [n, V],
+    [L][H][n][n]), and with parts also {residuals: [L][d] after each block at the last position,
+    embeddings, heads [L][H][d], mlps [L][d], biases [d]: each component's write at the last position}."""
     n = len(ids)
     d = w["wte.weight"].shape[1]
     dh = d // heads
     x = w["wte.weight"][ids] + w["wpe.weight"][:n]
+    written = {"embeddings": x[-1].copy(), "heads": [], "mlps": [], "biases": np.zeros(d), "residuals": []}
     attentions = []
     layer = 0
     while f"h.{layer}.ln_1.weight" in w:
@@ -171,15 +193,24 @@ def np_forward(w, heads, ids):
                 e = np.exp(s - s.max())
                 pattern[head, i, :i + 1] = e / e.sum()
                 z[i, cols] = pattern[head, i, :i + 1].dot(v[:i + 1])
-        x = x + z.dot(w[p + "attn.c_proj.weight"]) + w[p + "attn.c_proj.bias"]
+            for mode in [m for (l, h, m) in ablate if (l, h) == (layer, head)]:
+                z[:, cols] = 0.0 if mode == "zero" else z[:, cols].mean(axis=0)
+        w_o = w[p + "attn.c_proj.weight"]
+        written["heads"].append([z[-1, h * dh:(h + 1) * dh].dot(w_o[h * dh:(h + 1) * dh]) for h in range(heads)])
+        x = x + z.dot(w_o) + w[p + "attn.c_proj.bias"]
         m = np_layer_norm(x, w[p + "ln_2.weight"], w[p + "ln_2.bias"])
         f = m.dot(w[p + "mlp.c_fc.weight"]) + w[p + "mlp.c_fc.bias"]
         g = 0.5 * f * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (f + 0.044715 * f ** 3)))
-        x = x + g.dot(w[p + "mlp.c_proj.weight"]) + w[p + "mlp.c_proj.bias"]
+        mlp = g.dot(w[p + "mlp.c_proj.weight"])
+        written["mlps"].append(mlp[-1])
+        written["biases"] += w[p + "attn.c_proj.bias"] + w[p + "mlp.c_proj.bias"]
+        x = x + mlp + w[p + "mlp.c_proj.bias"]
+        written["residuals"].append(x[-1].copy())
         attentions.append(pattern)
         layer += 1
     x = np_layer_norm(x, w["ln_f.weight"], w["ln_f.bias"])
-    return np.einsum("nd,vd->nv", x, w["wte.weight"]), attentions
+    logits = np.einsum("nd,vd->nv", x, w["wte.weight"])
+    return (logits, attentions, written) if parts else (logits, attentions)
 
 
 # --- safetensors -------------------------------------------------------------------------------
@@ -423,6 +454,171 @@ def mistake_effects(model, cases):
     return effects
 
 
+# --- Interventions (issue 38): ablation, the logit lens, direct logit attribution, greedy generation
+# Each quantity twice: PyTorch (head_mask for zero ablation, module attributes for the rest) and
+# NumPy (np_forward's explicit columns), agreeing to 1e-9.
+
+def top_next(logits):
+    """The 5 likeliest of float64 logits [V]: [{id, probability}], the lower id first among equals."""
+    p = np.exp(logits - logits.max())
+    p /= p.sum()
+    return [{"id": int(i), "probability": float(p[i])} for i in np.argsort(-logits, kind="stable")[:5]]
+
+
+def set_ablation(model, ablate):
+    """ablate: [(layer, head, mode)]: zero through head_mask, mean through mean_heads; () undoes."""
+    heads = model.h[0].attn.heads
+    for l, block in enumerate(model.h):
+        zero = {h for (ll, h, m) in ablate if ll == l and m == "zero"}
+        block.attn.head_mask = torch.tensor([0.0 if h in zero else 1.0 for h in range(heads)],
+                                            dtype=torch.float64) if zero else None
+        block.attn.mean_heads = tuple(h for (ll, h, m) in ablate if ll == l and m == "mean")
+
+
+def torch_lens(model):
+    """After a forward: ln_f and the unembedding on the residual after each block, last position."""
+    with torch.no_grad():
+        return [top_next((model.ln_f(x[-1]) @ model.wte.weight.T).numpy()) for x in model.residuals]
+
+
+def torch_attribution(model, token, logit):
+    """After a forward: TransformerLens' stack_head_results + apply_ln_to_stack at the last position."""
+    with torch.no_grad():
+        heads, d = model.h[0].attn.heads, model.wte.weight.shape[1]
+        writes = []
+        for block in model.h:
+            w_o = block.attn.c_proj.weight.view(heads, d // heads, d)
+            writes.append(torch.einsum("hk,hkd->hd", block.attn.z[:, -1, :], w_o))
+        mlps = torch.stack([block.mlp.out[-1] - block.mlp.c_proj.bias for block in model.h])
+        biases = sum(block.attn.c_proj.bias + block.mlp.c_proj.bias for block in model.h)
+        stack = torch.cat([torch.cat(writes), mlps, model.embeddings[-1:], biases[None]])
+        final = model.residuals[-1][-1]
+        sigma = torch.sqrt(final.var(unbiased=False) + EPS)
+        parts = ((stack - stack.mean(-1, keepdim=True)) @ (model.ln_f.weight * model.wte.weight[token]) / sigma).numpy()
+        L = len(model.h)
+        return {"token": int(token), "heads": parts[:L * heads].reshape(L, heads).tolist(),
+                "mlps": parts[L * heads:L * heads + L].tolist(), "embeddings": float(parts[-2]),
+                "biases": float(parts[-1] + model.ln_f.bias @ model.wte.weight[token]), "logit": float(logit)}
+
+
+def np_attribution(w, written, token, logit):
+    """The same from np_forward's writes: the centring as a projection, σ from NumPy's variance."""
+    d = w["wte.weight"].shape[1]
+    centre = np.eye(d) - 1.0 / d
+    u = w["ln_f.weight"] * w["wte.weight"][token]
+    sigma = math.sqrt(np.var(written["residuals"][-1]) + EPS)
+    part = lambda c: float(c.dot(centre).dot(u) / sigma)
+    return {"token": int(token), "heads": [[part(c) for c in layer] for layer in written["heads"]],
+            "mlps": [part(c) for c in written["mlps"]], "embeddings": part(written["embeddings"]),
+            "biases": part(written["biases"]) + float(w["ln_f.bias"].dot(w["wte.weight"][token])), "logit": float(logit)}
+
+
+def attribution_total(a):
+    return sum(map(sum, a["heads"])) + sum(a["mlps"]) + a["embeddings"] + a["biases"]
+
+
+def assert_same_attribution(label, a, b):
+    flat = lambda x: np.array([*np.ravel(x["heads"]), *x["mlps"], x["embeddings"], x["biases"], x["logit"]])
+    assert a["token"] == b["token"] and np.abs(flat(a) - flat(b)).max() < 1e-9, (label, "attribution", a, b)
+    assert abs(attribution_total(a) - a["logit"]) < 1e-9, (label, "the parts do not sum to the logit")
+
+
+def assert_same_next(label, a, b):
+    assert [t["id"] for t in a] == [t["id"] for t in b], (label, a, b)
+    assert max(abs(x["probability"] - y["probability"]) for x, y in zip(a, b)) < 1e-9, (label, a, b)
+
+
+def intervened(label, model, weights, heads, ids, ablate, token):
+    """One run with heads ablated (or none), both ways: (attentions [L][H][n][n], next, lens, attribution)."""
+    set_ablation(model, ablate)
+    with torch.no_grad():
+        logits, attentions = model(torch.tensor(ids))
+    last = logits[-1].numpy()
+    lens, attribution = torch_lens(model), torch_attribution(model, token, last[token])
+    set_ablation(model, ())
+    attentions = np.stack([a.numpy() for a in attentions])
+    np_logits, np_attentions, written = np_forward(weights, heads, ids, ablate, parts=True)
+    assert np.abs(attentions - np.stack(np_attentions)).max() < 1e-10, (label, "ablated attentions")
+    assert (np.abs(last - np_logits[-1]) / np.maximum(1.0, np.abs(last))).max() < 1e-10, (label, "ablated logits")
+    next_tokens = top_next(last)
+    assert_same_next(label, next_tokens, top_next(np_logits[-1]))
+    for a, b in zip(lens, (top_next(np_layer_norm(x, weights["ln_f.weight"], weights["ln_f.bias"]).dot(weights["wte.weight"].T))
+                           for x in written["residuals"])):
+        assert_same_next(label + " lens", a, b)
+    assert_same_next(label + " lens after the last block", lens[-1], next_tokens)
+    assert_same_attribution(label, attribution, np_attribution(weights, written, token, np_logits[-1][token]))
+    return attentions, next_tokens, lens, attribution
+
+
+def ablations_for(layers, heads):
+    """Zero, mean, and two heads at once (zero and mean) in two layers: each moves later layers."""
+    last = min(1, layers - 1)
+    return [[(0, heads - 1, "zero")], [(0, 0, "mean")], [(0, 0, "zero"), (last, heads - 1, "mean")]]
+
+
+def add_interventions(label, model, weights, heads, case, with_ablations):
+    """Adds lens, attribution (of the likeliest next token) and, when asked, ablations to a case."""
+    ids, token = case["ids"], case["next"][0]["id"]
+    plain, next_tokens, lens, attribution = intervened(label, model, weights, heads, ids, (), token)
+    assert [t["id"] for t in next_tokens] == [t["id"] for t in case["next"]]
+    case.update(lens=lens, attribution=attribution)
+    if not with_ablations:
+        return
+    case["ablations"] = []
+    for ablate in ablations_for(len(model.h), heads):
+        attentions, next_tokens, _, attribution = intervened(label, model, weights, heads, ids, ablate, token)
+        first = min(l for l, _, _ in ablate)
+        assert np.array_equal(attentions[:first + 1], plain[:first + 1]) or \
+            np.abs(attentions[:first + 1] - plain[:first + 1]).max() < 1e-12, (label, "an ablated head keeps its pattern")
+        moved_weights = float(np.abs(attentions[first + 1:] - plain[first + 1:]).max()) if first + 1 < len(plain) else 0.0
+        moved_next = max(abs(a["probability"] - b["probability"]) for a, b in zip(next_tokens, case["next"]))
+        assert moved_weights > 3e-4 or moved_next > 3e-3, (label, ablate, "ablation would go unnoticed")
+        case["ablations"].append({"ablate": [{"layer": l, "head": h, "mode": m} for l, h, m in ablate],
+                                  "attentions": compact(attentions), "next": next_tokens, "attribution": attribution,
+                                  "effect": {"attention": float(f"{moved_weights:.2e}"), "probability": float(f"{moved_next:.2e}")}})
+
+
+def greedy(label, model, weights, heads, prompt, max_new, context, vocab):
+    """Greedy generation by re-running the whole text each step, both ways: (new ids, stopped by,
+    the smallest gap between the two largest logits on the way)."""
+    ids, new, gaps, stopped = list(prompt), [], [], "count"
+    while len(new) < max_new:
+        if len(ids) >= context:
+            stopped = "context"
+            break
+        with torch.no_grad():
+            last = model(torch.tensor(ids), last_only=True)[0].numpy()
+        assert (np.abs(last - np_forward(weights, heads, ids)[0][-1]) / np.maximum(1.0, np.abs(last))).max() < 1e-10, label
+        order = np.argsort(-last, kind="stable")[:2]
+        gaps.append(float(last[order[0]] - last[order[1]]))
+        ids.append(int(order[0]))
+        new.append(int(order[0]))
+        if new[-1] == END_OF_TEXT and vocab > END_OF_TEXT:
+            stopped = "endOfText"
+            break
+    if stopped == "count" and len(ids) >= context:
+        stopped = "context"
+    return new, stopped, min(gaps)
+
+
+def generation_cases(label, model, weights, heads, cases, context, vocab):
+    """Greedy generation from two prompts: the first case's, 8 tokens, and one that runs into the
+    context's end (its last 4 tokens' room, 10 asked). Only prompts whose every step's top two
+    logits stand 0.01 apart (float32's error is about 1e-5 here): greedy is then unambiguous."""
+    out = []
+    longest = max(cases, key=lambda c: len(c["ids"]))
+    candidates = [(c["name"], c["ids"], c["endOfTextFirst"], 8) for c in cases if len(c["ids"]) + 8 <= context]
+    candidates = candidates[:3] + [(longest["name"] + ", cut 4 short of the context", longest["ids"][:context - 4],
+                                    longest["endOfTextFirst"], 10)]
+    for name, prompt, eot, max_new in candidates:
+        new, stopped, gap = greedy(label, model, weights, heads, prompt, max_new, context, vocab)
+        if gap > 0.01:
+            out.append({"name": name, "ids": prompt, "endOfTextFirst": eot, "maxNewTokens": max_new, "newIds": new,
+                        "stoppedBy": stopped, "minLogitGap": round(gap, 6)})
+    assert len(out) >= 2 and any(g["stoppedBy"] == "context" for g in out), (label, "no unambiguous greedy case", out)
+    return out
+
+
 def run_cases(label, model, weights, heads, cases):
     """Runs both forward passes on each case's ids, checks that they agree, and adds the reference:
     every layer's attentions [L][H][n][n], the top 5 next tokens after the last token (id and
@@ -551,6 +747,10 @@ def make_checkpoint(ck, out, ids_of, generator_note):
     for case in cases:
         assert len(case["ids"]) <= ctx and max(case["ids"]) < V, case["name"]
     cases, mean_max, min_gap, float32 = run_cases(ck["name"], model, weights, H, cases)
+    short = [c for c in cases if len(c["ids"]) <= 24][:2]
+    for case in cases:
+        add_interventions(f"{ck['name']}: {case['name']}", model, weights, H, case, case in short)
+    generation = generation_cases(ck["name"], model, weights, H, cases, ctx, V)
     config = dict(layers=L, heads=H, dModel=d, context=ctx, vocabSize=V, dtype=dtype, parameters=parameters)
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(hf_config(config), f, indent=2)
@@ -561,6 +761,7 @@ def make_checkpoint(ck, out, ids_of, generator_note):
             (ck["name"], name, "would go unnoticed", effect)
     reference = reference_document(generator_note, "model.safetensors", "config.json", config, facts, mean_max,
                                    float32, cases, mistakes)
+    reference["generation"] = generation
     with open(os.path.join(folder, "reference.json"), "w") as f:
         json.dump(reference, f, separators=(",", ":"), ensure_ascii=False)
         f.write("\n")

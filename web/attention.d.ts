@@ -501,6 +501,61 @@ export interface Gpt2Head {
   induction: number | null;
 }
 
+/** One of GPT-2's tokens with its probability, as run().next gives them. */
+export interface Gpt2Token {
+  id: number;
+  /** The token's text, a leading space kept; bytes of a split character as "<0xE2>". */
+  token: string;
+  probability: number;
+}
+
+/** A head to switch off (run's ablate), layer and head numbered from 0. */
+export interface Gpt2AblatedHead {
+  layer: number;
+  head: number;
+  /**
+   * 'zero' (the default): the head's z, its dHead columns before c_proj, is 0 at every position,
+   * as Hugging Face's head_mask and TransformerLens' hook_z set to 0. 'mean': z is replaced, at
+   * every position, by its mean over this text's positions.
+   */
+  mode?: 'zero' | 'mean';
+}
+
+/**
+ * Direct logit attribution at the last position, TransformerLens' apply_ln_to_stack convention:
+ * each component's write into the residual stream, centred, divided by the final LayerNorm's σ
+ * there (from this run), dotted with ln_f.weight ⊙ wte[token]. The parts sum to `logit` (to 1e-3).
+ */
+export interface Gpt2Attribution {
+  /** [layer][head]: each head's z_h · W_O[h] (no bias). */
+  heads: number[][];
+  /** Per layer: the MLP's output (no bias). */
+  mlps: number[];
+  /** wte[id] + wpe[position]. */
+  embeddings: number;
+  /** Every c_proj bias (attention and MLP), plus the ln_f.bias · wte[token] term. */
+  biases: number;
+  /** The model's logit for the token. */
+  logit: number;
+}
+
+export interface Gpt2RunOptions {
+  /** Puts <|endoftext|> first, as TransformerLens does. Default false. */
+  endOfTextFirst?: boolean;
+  /** The layers whose attention weights come back (default every layer); the others have heads: []. */
+  layers?: number[];
+  /**
+   * Heads switched off before c_proj, in the same forward pass: later layers' weights, next, lens
+   * and attribution all see the changed residual stream. An ablated head's own weights are still
+   * its attention pattern. A layer or head out of range, or a head named twice, is refused.
+   */
+  ablate?: Gpt2AblatedHead[];
+  /** The logit lens at the last position (run.lens). Default false. */
+  lens?: boolean;
+  /** A token id (within the vocabulary): its logit's direct attribution (run.attribution). */
+  attribute?: number;
+}
+
 export interface Gpt2Run {
   /** The token ids read: 50256 (<|endoftext|>) first when endOfTextFirst. */
   ids: number[];
@@ -509,7 +564,53 @@ export interface Gpt2Run {
   /** Every layer, 0-based; a layer not named in options.layers has heads: []. */
   layers: { heads: Gpt2Head[] }[];
   /** The 5 likeliest next tokens after the last one, likeliest first. */
-  next: { id: number; token: string; probability: number }[];
+  next: Gpt2Token[];
+  /**
+   * With options.lens: for each layer l, the 5 likeliest next tokens (fewer if the vocabulary is
+   * smaller), likeliest first, from ln_f and the unembedding applied to the residual stream after
+   * block l. lens[layers − 1] is next.
+   */
+  lens?: Gpt2Token[][];
+  /** With options.attribute: that token's logit, part by part. */
+  attribution?: Gpt2Attribution;
+}
+
+/** A token as generate() reports it. */
+export interface Gpt2GeneratedToken extends Gpt2Token {
+  /** Its probability under the model's own softmax (temperature 1), whatever the temperature. */
+  probability: number;
+  /** This step's wall time, ms. */
+  ms: number;
+}
+
+export interface Gpt2GenerateOptions {
+  /**
+   * Tokens to generate, a whole number ≥ 1. A prompt plus maxNewTokens past the context is not an
+   * error: generation stops at the context's end.
+   */
+  maxNewTokens: number;
+  /** Puts <|endoftext|> before the prompt. Default false. */
+  endOfTextFirst?: boolean;
+  /** 0 (the default) is greedy, the lower id first among equal logits; above 0, sampling from softmax(logits / temperature). */
+  temperature?: number;
+  /** With a temperature: sample from the K likeliest tokens (a whole number ≥ 1; default the whole vocabulary). */
+  topK?: number;
+  /** The sampler's seed, a whole number from 0 to 2^32 − 1 (default 0): the same seed gives the same text. */
+  seed?: number;
+  /** Stops between tokens: the promise rejects with the signal's reason (an AbortError by default). */
+  signal?: AbortSignal;
+  /** Called after each token. */
+  onToken?(t: Gpt2GeneratedToken): void;
+}
+
+export interface Gpt2Generation {
+  /** The new tokens' ids, not the prompt's; <|endoftext|> (50256), when generated, is the last. */
+  ids: number[];
+  tokens: string[];
+  /** The mean of the steps' wall times, ms (0 when nothing was generated). */
+  msPerToken: number;
+  /** Bytes of keys and values in the KV cache after the last step: 2 × layers × tokens × dModel × 4. */
+  cacheBytes: number;
 }
 
 export interface Gpt2Model {
@@ -530,7 +631,14 @@ export interface Gpt2Model {
    * one longer than the context, an Error. The core's own working memory is about 11·n·dModel
    * floats plus one head's n×n scores.
    */
-  run(text: string, options?: { endOfTextFirst?: boolean; layers?: number[] }): Gpt2Run;
+  run(text: string, options?: Gpt2RunOptions): Gpt2Run;
+  /**
+   * Generates after `text`, one token at a time, with a KV cache in the core: each new token runs
+   * one position through the layers against the cached keys and values. Stops at <|endoftext|>
+   * (then the last id), after maxNewTokens, or at the context's end. Bad arguments reject with an
+   * Error that names them; the model keeps working.
+   */
+  generate(text: string, options: Gpt2GenerateOptions): Promise<Gpt2Generation>;
   /** Frees the weights; later calls throw. */
   dispose(): void;
 }

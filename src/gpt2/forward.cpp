@@ -1,22 +1,16 @@
 // GPT-2's forward pass, one function per box of the model's diagram, named as llm.c names them
-// (embed, layernorm_forward, attention_forward, mlp_forward, residual), then run(), which reads
-// top to bottom as the diagram does. The checks on the inputs are made once, at the door
+// (embed, layernorm_forward, attention_forward, mlp_forward, residual; steps.hpp holds those the
+// decoder shares), then run(), which reads top to bottom as the diagram does, each intervention
+// (an ablated head, a lens readout, an attribution) one line at the step it reads or changes. The checks on the inputs are made once, at the door
 // (validate_run.cpp).
 #include "forward.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
-#include <new>
 #include <string>
 
-#include "../aligned_vector.hpp"
-#include "../error.hpp"
-#include "../kernels/finite.hpp"
-#include "../kernels/gelu.hpp"
-#include "../kernels/layernorm.hpp"
-#include "../kernels/matmul.hpp"
-#include "../kernels/softmax.hpp"
+#include "attribution.hpp"
+#include "steps.hpp"
 
 namespace attn::gpt2 {
 
@@ -24,87 +18,12 @@ static_assert(sizeof(int) == sizeof(std::int32_t), "head_scores reads the ids as
 
 namespace {
 
+using namespace steps;
+
 constexpr std::size_t kTopTokens = 5;
 
-// The floats of each buffer of run()'s workspace, in the order Activations carves them (see
-// forward.hpp).
-struct Layout {
-  std::size_t x, a, z, big, packed, block, scores, logits;
-  std::size_t total() const { return x + a + z + big + packed + block + scores + logits; }
-};
-
-Layout layout(const Config& c, std::size_t n) {
-  const std::size_t d = c.d_model;
-  return {n * d, n * d, n * d, n * 4 * d, kernels::packed_rows_size(n, 4 * d), kernels::kWeightBlockFloats, n * n,
-          c.vocab_size};
-}
-
-struct AlignedDelete {
-  void operator()(float* p) const { ::operator delete(p, std::align_val_t{64}); }
-};
-
-// run()'s workspace, as llm.c's activation tensors: one allocation sized once from the config and
-// n, carved into named buffers; nothing is allocated inside the loop over layers. Not zeroed:
-// every float is written before it is read.
-struct Activations {
-  explicit Activations(const Layout& sizes)
-      : memory(static_cast<float*>(::operator new(sizes.total() * sizeof(float), std::align_val_t{64}))),
-        x(memory.get()),
-        a(x + sizes.x),
-        z(a + sizes.a),
-        big(z + sizes.z),
-        packed(big + sizes.big),
-        block(packed + sizes.packed),
-        scores(block + sizes.block),
-        logits(scores + sizes.scores) {}
-
-  std::unique_ptr<float[], AlignedDelete> memory;
-  float* x;       // the residual stream, n×d
-  float* a;       // a LayerNorm's output, n×d
-  float* z;       // the heads' outputs side by side, n×d
-  float* big;     // q|k|v (n×3d), then the MLP's hidden layer (n×4d)
-  float* packed;  // the packed copy of a product's left operand
-  float* block;   // the block of a weight matrix a product is using
-  float* scores;  // one head's n×n when its layer's weights are not kept
-  float* logits;  // the last row's, one per token of the vocabulary
-};
-
-void check_finite(const float* x, std::size_t count, const std::string& where) {
-  if (!kernels::all_finite(x, count)) {
-    throw Error("GPT-2's numbers grew past float32's range " + where +
-                ": these weights do not behave like a trained model's.");
-  }
-}
-
-// c += a·w, with a n×k (row stride k) and w [k, p] row-major (a Conv1D weight, read in place).
-void add_product(const float* a, std::size_t n, std::size_t k, const float* w, std::size_t p, float* c,
-                 Activations& act) {
-  kernels::pack_rows(a, k, n, k, act.packed);
-  kernels::matmul_packed_ab_add_blocked(act.packed, w, p, c, p, n, k, p, act.block);
-}
-
-// c (n×p) = a·w + bias: a Conv1D (llm.c's matmul_forward).
-void linear(const float* a, std::size_t n, std::size_t k, const float* w, const float* bias, std::size_t p, float* c,
-            Activations& act) {
-  for (std::size_t i = 0; i < n; ++i) std::copy(bias, bias + p, c + i * p);
-  add_product(a, n, k, w, p, c, act);
-}
-
-// x = wte[ids] + wpe[0..n): the token and position embeddings (llm.c's encoder_forward).
-void embed(const Weights& w, const std::int32_t* ids, std::size_t n, float* x) {
-  const std::size_t d = w.config.d_model;
-  for (std::size_t i = 0; i < n; ++i) {
-    const float* te = w.wte.data() + std::size_t(ids[i]) * d;
-    const float* pe = w.wpe.data() + i * d;
-    for (std::size_t j = 0; j < d; ++j) x[i * d + j] = te[j] + pe[j];
-  }
-}
-
-// y = LN(x) for each of the n rows of d.
-void layernorm_forward(const float* x, const AlignedVector<float>& gamma, const AlignedVector<float>& beta, float* y,
-                       std::size_t n, std::size_t d) {
-  for (std::size_t i = 0; i < n; ++i) kernels::layernorm(x + i * d, gamma.data(), beta.data(), y + i * d, d);
-}
+// run()'s workspace: n rows at once, one head's n×n scores.
+Layout run_layout(const Config& c, std::size_t n) { return layout(c, n, n * n); }
 
 // Layer `layer`'s attention on act.a (ln_1's output): q|k|v = a·W + b, each head's rows a column
 // slice of them; each head's weights softmax(q kᵀ/√d_head + causal) go to heads[h].weights when the
@@ -127,10 +46,7 @@ void attention_forward(const Block& b, const Config& c, std::size_t layer, const
       float* row = p + i * n;
       const std::size_t m = i + 1;
       kernels::matmul_abt(q + i * d3, d3, k, d3, row, n, 1, m, dh);
-      const float mx = kernels::reduce_max(row, m);
-      if (!std::isfinite(mx)) check_finite(row, m, "in layer " + std::to_string(layer) + "'s attention scores");
-      const float sum = kernels::exp_scaled_minus_max_sum(row, mx, scale, row, m);
-      kernels::scale(row, 1.0f / sum, m);
+      softmax_row(row, m, scale, layer);
       std::fill(row + m, row + n, 0.0f);
     }
     out.scores = head_scores(p, n, reinterpret_cast<const int*>(ids));
@@ -142,33 +58,28 @@ void attention_forward(const Block& b, const Config& c, std::size_t layer, const
   }
 }
 
-// The MLP's hidden layer on act.a (ln_2's output): act.big = gelu_tanh(a·W_fc + b_fc), n×4d.
-void mlp_forward(const Block& b, std::size_t n, std::size_t d, Activations& act) {
-  linear(act.a, n, d, b.fc_weight.data(), b.fc_bias.data(), 4 * d, act.big, act);
-  kernels::gelu_tanh(act.big, act.big, n * 4 * d);
-}
-
-// x += a·w + bias: a sublayer's projection written into the residual stream (llm.c's
-// residual_forward, fused with the projection before it). x + bias comes first, then a·w is
-// added into x block by block, so the projection never needs a buffer of its own.
-void residual(float* x, const float* a, std::size_t n, std::size_t k, const float* w, const float* bias, std::size_t d,
-              Activations& act) {
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < d; ++j) x[i * d + j] += bias[j];
+// The ablated heads of `layer` in z (n×d, the heads side by side before c_proj): each one's
+// d_head columns set to 0 (zero) or to their mean over the n positions (mean), in double.
+void ablate_heads(const std::vector<AblatedHead>& ablate, std::size_t layer, const Config& c, std::size_t n,
+                  float* z) {
+  const std::size_t d = c.d_model, dh = c.head_size();
+  for (const AblatedHead& head : ablate) {
+    if (head.layer != layer) continue;
+    for (std::size_t j = std::size_t(head.head) * dh; j < std::size_t(head.head + 1) * dh; ++j) {
+      double mean = 0.0;
+      if (head.mode == Ablation::mean) {
+        for (std::size_t i = 0; i < n; ++i) mean += double(z[i * d + j]);
+        mean /= double(n);
+      }
+      for (std::size_t i = 0; i < n; ++i) z[i * d + j] = float(mean);
+    }
   }
-  add_product(a, n, k, w, d, x, act);
 }
 
-// The five likeliest next tokens after x_last, the residual stream's last row: logits =
-// ln_f(x_last)·wteᵀ, the five largest (the lower id first among equals), and their probabilities
-// from a stable softmax over the whole vocabulary.
-std::vector<NextToken> next_tokens(const Weights& w, const float* x_last, Activations& act) {
-  const std::size_t d = w.config.d_model, vocab = w.config.vocab_size;
+// The five likeliest next tokens from act.logits (the lower id first among equals), with their
+// probabilities from a stable softmax over the whole vocabulary. Overwrites act.logits.
+std::vector<NextToken> top_tokens(std::size_t vocab, Activations& act) {
   float* logits = act.logits;
-  kernels::layernorm(x_last, w.lnf_weight.data(), w.lnf_bias.data(), act.a, d);
-  kernels::matmul_abt(act.a, d, w.wte.data(), d, logits, vocab, 1, vocab, d);
-  check_finite(logits, vocab, "in the next token's scores");
-
   const std::size_t top = std::min(kTopTokens, vocab);
   std::vector<std::size_t> best;
   best.reserve(top + 1);
@@ -190,6 +101,13 @@ std::vector<NextToken> next_tokens(const Weights& w, const float* x_last, Activa
   return next;
 }
 
+// What the model would say after x_row (a row of the residual stream): ln_f, the unembedding,
+// the five likeliest. The logit lens reads every block's output this way, the model its last.
+std::vector<NextToken> read_out(const Weights& w, const float* x_row, Activations& act) {
+  unembed(w, x_row, act);
+  return top_tokens(w.config.vocab_size, act);
+}
+
 }  // namespace
 
 RunResult run(const Weights& w, const std::int32_t* ids, std::size_t n, const RunOptions& options) {
@@ -205,27 +123,40 @@ RunResult run(const Weights& w, const std::int32_t* ids, std::size_t n, const Ru
     if (!kept[l]) continue;
     for (HeadResult& h : result.layers[l]) h.weights.assign(n * n, 0.0f);
   }
-  Activations act(layout(c, n));
+  Activations act(run_layout(c, n));
+  std::optional<LogitAttribution> attribution;
+  if (options.attribute) attribution.emplace(w, std::int32_t(*options.attribute));
+  float* x_last = act.x + (n - 1) * d;
 
-  embed(w, ids, n, act.x);
+  embed(w, ids, n, 0, act.x);
+  if (attribution) attribution->add_embeddings(x_last);
   for (std::size_t l = 0; l < c.layers; ++l) {
     const Block& b = w.blocks[l];
     layernorm_forward(act.x, b.ln1_weight, b.ln1_bias, act.a, n, d);
     attention_forward(b, c, l, ids, n, kept[l], result.layers[l], act);
+    ablate_heads(options.ablate, l, c, n, act.z);
+    if (attribution) attribution->add_heads(l, act.z + (n - 1) * d);
     residual(act.x, act.z, n, d, b.proj_weight.data(), b.proj_bias.data(), d, act);
     layernorm_forward(act.x, b.ln2_weight, b.ln2_bias, act.a, n, d);
     mlp_forward(b, n, d, act);
+    if (attribution) attribution->add_mlp(l, act.big + (n - 1) * 4 * d);
     residual(act.x, act.big, n, 4 * d, b.mlp_proj_weight.data(), b.mlp_proj_bias.data(), d, act);
     check_finite(act.x, n * d, "after layer " + std::to_string(l));
+    if (options.lens && l + 1 < c.layers) result.lens.push_back(read_out(w, x_last, act));
   }
-  result.next = next_tokens(w, act.x + (n - 1) * d, act);
+  unembed(w, x_last, act);
+  if (attribution) result.attribution = attribution->finish(x_last, act.logits[*options.attribute]);
+  result.next = top_tokens(c.vocab_size, act);
+  if (options.lens) result.lens.push_back(result.next);  // after the last block the lens is the model
   return result;
 }
 
 std::size_t run_bytes(const Config& config, std::size_t n, std::size_t kept) {
   const std::size_t per_head = sizeof(HeadResult), per_layer = sizeof(std::vector<HeadResult>);
-  return layout(config, n).total() * sizeof(float) + kept * config.heads * n * n * sizeof(float) +
-         config.layers * (per_layer + config.heads * per_head) + kTopTokens * sizeof(NextToken);
+  const std::size_t lens = config.layers * (sizeof(std::vector<NextToken>) + kTopTokens * sizeof(NextToken));
+  return run_layout(config, n).total() * sizeof(float) + kept * config.heads * n * n * sizeof(float) +
+         config.layers * (per_layer + config.heads * per_head) + kTopTokens * sizeof(NextToken) + lens +
+         LogitAttribution::bytes(config);
 }
 
 double run_flops(const Config& c, std::size_t n) {

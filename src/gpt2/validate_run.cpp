@@ -58,6 +58,30 @@ void check_sizes(const Weights& w) {
   check_size(w.lnf_bias.size(), d, "ln_f bias");
 }
 
+// The heads to switch off and the token to attribute (RunOptions::ablate, attribute).
+void validate_interventions(const Config& c, const RunOptions& options) {
+  for (std::size_t i = 0; i < options.ablate.size(); ++i) {
+    const AblatedHead& a = options.ablate[i];
+    const std::string named = "ablate holds layer " + std::to_string(a.layer) + " head " + std::to_string(a.head);
+    if (a.layer >= c.layers) {
+      throw Error(named + ": GPT-2's layers here are numbered 0 to " + std::to_string(c.layers - 1));
+    }
+    if (a.head >= c.heads) {
+      throw Error(named + ": each layer's heads here are numbered 0 to " + std::to_string(c.heads - 1));
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (options.ablate[j].layer == a.layer && options.ablate[j].head == a.head) {
+        throw Error(named + " twice: name each head once");
+      }
+    }
+  }
+  if (options.attribute && *options.attribute >= c.vocab_size) {
+    throw Error("attribute is token " + std::to_string(*options.attribute) + ", but this model's vocabulary has " +
+                grouped(std::uint64_t(c.vocab_size)) + " tokens, numbered 0 to " + grouped(std::uint64_t(c.vocab_size - 1)) +
+                ".");
+  }
+}
+
 }  // namespace
 
 // The messages below are the ones web/api/gpt2.js gave when it made these checks itself: a
@@ -106,6 +130,7 @@ void validate_run(const Weights& w, const std::int32_t* ids, std::size_t n, cons
                 " attention weights, more than the " + grouped(kMaxKeptWeights) +
                 " one run returns: name fewer layers (options.layers) or use a shorter text");
   }
+  validate_interventions(c, options);
   for (std::size_t i = 0; i < n; ++i) {
     if (ids[i] < 0 || std::size_t(ids[i]) >= c.vocab_size) {
       throw Error("Token " + std::to_string(i) + " has id " + std::to_string(ids[i]) + ", but this model's vocabulary has " +

@@ -33,6 +33,27 @@ test('the element\'s types reject a misuse (a string where the state wants a pit
   }
 });
 
+test('GPT-2\'s types reject a misuse (an ablation mode that does not exist, generate without maxNewTokens)', () => {
+  const dir = mkdtempSync(join(fileURLToPath(new URL('./types/', import.meta.url)), 'misuse-'));
+  try {
+    const usage = readFileSync(USAGE, 'utf8').replaceAll('../../../web/', '../../../../web/');
+    const cases = [
+      [usage.replace("mode: 'mean'", "mode: 'resample'"), /resample/],
+      [usage.replace('{ maxNewTokens: 5, endOfTextFirst: true }', '{ endOfTextFirst: true }'), /maxNewTokens/],
+    ];
+    for (const [i, [code, message]] of cases.entries()) {
+      assert.notEqual(code, usage, 'the misuse was written in');
+      const wrong = join(dir, `wrong-${i}.ts`);
+      writeFileSync(wrong, code);
+      const run = compile(wrong);
+      assert.notEqual(run.status, 0, `misuse ${i} compiled`);
+      assert.match(run.stdout, message);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 // Issue 28: the package's types as an author's TypeScript resolves them, under each
 // moduleResolution a project may use: its package.json (exports, types, typesVersions) over the
 // .d.ts files at their places in dist/ (copied from web/, as tools/dist.mjs does).

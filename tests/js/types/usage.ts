@@ -1,6 +1,7 @@
 // Compiled (never run) by tests/js/types.test.mjs: what a TypeScript author writes against the
 // package's types. A wrong or missing type fails the compile.
 import { loadAttention } from '../../../web/attention.js';
+import type { Gpt2AblatedHead, Gpt2Attribution, Gpt2Generation, Gpt2Model, Gpt2Run, Gpt2Token } from '../../../web/attention.js';
 import type { AttentionCalcElement, CalculatorState } from '../../../web/attention-calc.js';
 
 export async function weightsOf(): Promise<number[][]> {
@@ -50,6 +51,23 @@ export async function previousTokenHeads(file: File): Promise<string[]> {
   console.log(dtype, ids, next, model.memoryBytes);
   model.dispose();
   return found;
+}
+
+// Issue 38: a head switched off, the logit lens, direct logit attribution, and generation.
+export async function handsOn(model: Gpt2Model): Promise<string> {
+  const ablate: Gpt2AblatedHead[] = [{ layer: 5, head: 1 }, { layer: 5, head: 5, mode: 'mean' }];
+  const run: Gpt2Run = model.run('The cat sat on the mat because it was tired', { ablate, lens: true, attribute: 2603 });
+  const guess: Gpt2Token | undefined = run.lens?.[5][0];
+  const parts: Gpt2Attribution | undefined = run.attribution;
+  const sum = parts ? parts.heads.flat().reduce((a, b) => a + b, 0) + parts.mlps.reduce((a, b) => a + b, 0) + parts.embeddings + parts.biases : 0;
+  const controller = new AbortController();
+  const generated: Gpt2Generation = await model.generate('The cat sat', {
+    maxNewTokens: 20, temperature: 0.8, topK: 40, seed: 1, signal: controller.signal,
+    onToken: ({ id, token, probability, ms }) => console.log(id, token, probability.toFixed(3), ms.toFixed(1)),
+  });
+  const greedy = await model.generate('The cat sat', { maxNewTokens: 5, endOfTextFirst: true });
+  console.log(guess?.token, sum - (parts?.logit ?? 0), generated.msPerToken, generated.cacheBytes, greedy.ids);
+  return generated.tokens.join('');
 }
 
 // Issue 29: the learned heads' goals, from the core, and a model's scores against them.

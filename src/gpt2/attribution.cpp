@@ -1,0 +1,103 @@
+// Direct logit attribution (attribution.hpp): the sums behind each part, then the parts.
+#include "attribution.hpp"
+
+#include <cmath>
+
+namespace attn::gpt2 {
+
+LogitAttribution::LogitAttribution(const Weights& weights, std::int32_t token)
+    : w_(weights), token_(token), u_(weights.config.d_model), row_dot_(4 * weights.config.d_model),
+      row_sum_(4 * weights.config.d_model), heads_(weights.config.layers * weights.config.heads),
+      mlps_(weights.config.layers) {
+  const std::size_t d = w_.config.d_model;
+  const float* e = w_.wte.data() + std::size_t(token) * d;
+  for (std::size_t j = 0; j < d; ++j) {
+    u_[j] = double(w_.lnf_weight[j]) * double(e[j]);
+    sum_u_ += u_[j];
+  }
+  for (const Block& b : w_.blocks) {
+    for (std::size_t j = 0; j < d; ++j) {
+      const double bias = double(b.proj_bias[j]) + double(b.mlp_proj_bias[j]);
+      biases_.dot += bias * u_[j];
+      biases_.sum += bias;
+    }
+  }
+}
+
+void LogitAttribution::add_embeddings(const float* x_row) {
+  for (std::size_t j = 0; j < w_.config.d_model; ++j) {
+    embeddings_.dot += double(x_row[j]) * u_[j];
+    embeddings_.sum += double(x_row[j]);
+  }
+}
+
+void LogitAttribution::sums_of(const float* w, std::size_t rows) {
+  const std::size_t d = w_.config.d_model;
+  for (std::size_t r = 0; r < rows; ++r) {
+    double dot = 0.0, sum = 0.0;
+    for (std::size_t j = 0; j < d; ++j) {
+      dot += double(w[r * d + j]) * u_[j];
+      sum += double(w[r * d + j]);
+    }
+    row_dot_[r] = dot;
+    row_sum_[r] = sum;
+  }
+}
+
+LogitAttribution::Part LogitAttribution::project(const float* a, std::size_t first, std::size_t count) const {
+  Part p;
+  for (std::size_t r = first; r < first + count; ++r) {
+    p.dot += double(a[r]) * row_dot_[r];
+    p.sum += double(a[r]) * row_sum_[r];
+  }
+  return p;
+}
+
+void LogitAttribution::add_heads(std::size_t layer, const float* z_row) {
+  const std::size_t d = w_.config.d_model, heads = w_.config.heads, dh = w_.config.head_size();
+  sums_of(w_.blocks[layer].proj_weight.data(), d);
+  for (std::size_t h = 0; h < heads; ++h) heads_[layer * heads + h] = project(z_row, h * dh, dh);
+}
+
+void LogitAttribution::add_mlp(std::size_t layer, const float* hidden_row) {
+  const std::size_t d = w_.config.d_model;
+  sums_of(w_.blocks[layer].mlp_proj_weight.data(), 4 * d);
+  mlps_[layer] = project(hidden_row, 0, 4 * d);
+}
+
+double LogitAttribution::value(const Part& p, double sigma) const {
+  return (p.dot - p.sum / double(w_.config.d_model) * sum_u_) / sigma;
+}
+
+Attribution LogitAttribution::finish(const float* x_row, float logit) const {
+  const std::size_t d = w_.config.d_model, heads = w_.config.heads;
+  // ln_f's σ at this position, as LayerNorm computes it: the biased variance, eps 1e-5.
+  double mean = 0.0, var = 0.0;
+  for (std::size_t j = 0; j < d; ++j) mean += double(x_row[j]);
+  mean /= double(d);
+  for (std::size_t j = 0; j < d; ++j) var += (double(x_row[j]) - mean) * (double(x_row[j]) - mean);
+  const double sigma = std::sqrt(var / double(d) + 1e-5);
+
+  Attribution a;
+  a.token = token_;
+  a.heads.assign(w_.config.layers, std::vector<double>(heads));
+  a.mlps.resize(w_.config.layers);
+  for (std::size_t l = 0; l < w_.config.layers; ++l) {
+    for (std::size_t h = 0; h < heads; ++h) a.heads[l][h] = value(heads_[l * heads + h], sigma);
+    a.mlps[l] = value(mlps_[l], sigma);
+  }
+  a.embeddings = value(embeddings_, sigma);
+  const float* e = w_.wte.data() + std::size_t(token_) * d;
+  double lnf_bias = 0.0;
+  for (std::size_t j = 0; j < d; ++j) lnf_bias += double(w_.lnf_bias[j]) * double(e[j]);
+  a.biases = value(biases_, sigma) + lnf_bias;
+  a.logit = double(logit);
+  return a;
+}
+
+std::size_t LogitAttribution::bytes(const Config& c) {
+  return sizeof(LogitAttribution) + 9 * c.d_model * sizeof(double) + (c.layers * (c.heads + 1)) * sizeof(Part) +
+         sizeof(Attribution) + c.layers * (sizeof(std::vector<double>) + (c.heads + 1) * sizeof(double));
+}
+
+}  // namespace attn::gpt2

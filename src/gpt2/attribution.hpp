@@ -1,0 +1,56 @@
+#pragma once
+// Direct logit attribution (forward.hpp, Attribution), gathered during the forward pass at the
+// last position. A component's part is (c·u − mean(c)·Σu) / σ with u = ln_f.weight ⊙ wte[token]:
+// centring c and dotting it with u in one, so each component keeps two numbers (c·u and Σc), not
+// its d_model-wide write, and σ (ln_f's, of the full residual) can come at the end. For a write
+// c = a·W (W [k, d], a Conv1D) those are a·(W·u) and a·(W·1): the weights' row sums with u and
+// with 1 are taken once per matrix, in double.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "forward.hpp"
+#include "model.hpp"
+
+namespace attn::gpt2 {
+
+class LogitAttribution {
+ public:
+  // The biases' part (every c_proj bias, attention and MLP) is gathered here: it does not depend
+  // on the text. Allocates 9·d doubles and the parts (bytes(): run_bytes counts them).
+  LogitAttribution(const Weights& weights, std::int32_t token);
+
+  // x_row: the residual stream's last row right after the embeddings.
+  void add_embeddings(const float* x_row);
+  // z_row: the last row of the heads' outputs side by side (d floats, before c_proj), as changed
+  // by any ablation: each head's z_h · W_O[h].
+  void add_heads(std::size_t layer, const float* z_row);
+  // hidden_row: the last row of the MLP's hidden layer (4d floats, after the GELU).
+  void add_mlp(std::size_t layer, const float* hidden_row);
+
+  // x_row: the residual stream's last row after the last block; logit: the model's logit for the
+  // token from this run.
+  Attribution finish(const float* x_row, float logit) const;
+
+  static std::size_t bytes(const Config& config);
+
+ private:
+  struct Part {
+    double dot = 0.0, sum = 0.0;  // c·u and Σc
+  };
+  // Part of a = a·W for rows [first, first + count) of W [k, d]: needs row_dot_ / row_sum_ of W.
+  Part project(const float* a, std::size_t first, std::size_t count) const;
+  void sums_of(const float* w, std::size_t rows);  // row_dot_, row_sum_ of W's first `rows` rows
+  double value(const Part& p, double sigma) const;
+
+  const Weights& w_;
+  std::int32_t token_;
+  std::vector<double> u_;                  // ln_f.weight ⊙ wte[token]
+  double sum_u_ = 0.0;
+  std::vector<double> row_dot_, row_sum_;  // W·u and W·1 of the matrix in use (up to 4d rows)
+  std::vector<Part> heads_;                // [layer · heads + head]
+  std::vector<Part> mlps_;
+  Part embeddings_, biases_;
+};
+
+}  // namespace attn::gpt2
