@@ -473,7 +473,8 @@ describe('the GPT-2 panel (exercise 4)', () => {
     await lab().getByRole('status').filter({ hasText: 'Copied' }).waitFor();
     const script = await page.evaluate(() => navigator.clipboard.readText());
     const src = `${env.url}models/d64-f32/model.safetensors`;
-    assert.equal(script, pytorchScript({ text, layer: 1, endOfTextFirst: true, model: { name: src, url: src, configGiven: true } }));
+    const top = model.run(text, { endOfTextFirst: true }).next[0];
+    assert.equal(script, pytorchScript({ text, layer: 1, endOfTextFirst: true, model: { name: src, url: src, configGiven: true }, lens: true, attribute: { id: top.id, token: top.token } }));
     for (const part of ['attn_implementation="eager"', 'output_attentions=True', 'layer = 1', `text = ${JSON.stringify(text)}`, 'ids = [tokenizer.eos_token_id] + ids', 'outputs.attentions[layer][0]', 'plt.show()']) {
       assert.ok(script.includes(part), part);
     }

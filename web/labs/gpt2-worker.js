@@ -9,16 +9,22 @@
 //        → { config, memoryBytes, kept }   with { id, progress: [loaded, total] } on the way
 //   openStored { baseUrl, simd } → the same, or null when nothing is stored
 //   stored → the stored model's description, or null;   forget → bytes freed
-//   run { text, endOfTextFirst, layer } → a run: every head's scores, the layer's weights (the
-//        last run is kept: asked again for another of its layers, it is not run again)
-//   { abort: id } stops that open's reads.
+//   run { text, endOfTextFirst, layer, ablate?, lens?, attribute? } → a run: every head's scores,
+//        the layer's weights (the last run is kept: asked again for another of its layers, it is
+//        not run again); with ablate ([{ layer, head, mode }]) those heads switched off, and
+//        baseNext, the next tokens without them; with lens, the logit lens; with attribute (a
+//        token id, or 'top': the run's likeliest next token) its direct logit attribution
+//   token { text } → { id, token }: the one token a text is (refused when it is more or none)
+//   generate { text, endOfTextFirst, maxNewTokens, temperature, topK, seed, cache }
+//        → { ids, tokens, msPerToken, cacheBytes }, with { id, token: { id, token, probability,
+//        ms, cacheBytes } } after each new token
+//   { abort: id } stops that open's reads, or that generation.
 import { loadGpt2Core, openFlatGpt2 } from '../api/gpt2.js';
 import { forgetStored, openStoredFile, startKeeping, storedModel } from './gpt2/gpt2-store.js';
 
 
 let core = null;     // Promise of GPT-2's module, once asked for
 let model = null;    // the open FlatGpt2 (api/gpt2.js): its runs give flat weights
-let last = null;     // the last run, with the options it was run with
 const aborts = new Map(); // open's id → its AbortController
 
 const post = (message, transfer) => self.postMessage(message, transfer ?? []);
@@ -47,6 +53,8 @@ async function handle(message) {
     case 'stored': return { value: await storedModel() };
     case 'forget': return { value: await forgetStored() };
     case 'run': return run(message);
+    case 'token': return { value: token(message) };
+    case 'generate': return { value: await generate(message) };
     default: throw new Error(`unknown message ${message.type}`);
   }
 }
@@ -71,7 +79,7 @@ async function open({ id, baseUrl, simd, config }, source, { keep, name }) {
     // The new model replaces the open one only once it is whole: a failed open keeps the last.
     model?.dispose();
     model = opened;
-    last = null;
+    runs.last = runs.base = null;
     const kept = keeper ? await keeper.finish() : null;
     keeper = null;
     return { config: { ...model.config }, memoryBytes: model.memoryBytes, kept };
@@ -88,26 +96,61 @@ function live() {
 
 // Runs the text: every layer's weights when they fit in one run (the core's maxKeptWeights), so
 // that the all-heads grid and the lesson's check can search the whole model, else only the shown
-// layer's. The text is tokenized once, and its tokens decide which.
-function run({ text, endOfTextFirst, layer }) {
+// layer's. The text is tokenized once, and its tokens decide which. The runs asked with the same
+// text and options are kept: the last, and the last without a head switched off (its next tokens
+// are what an ablation is compared with).
+const runs = { last: null, base: null };
+const keyOf = (o) => JSON.stringify([o.text, o.endOfTextFirst, o.ablate ?? [], Boolean(o.lens), o.attribute ?? null]);
+
+function runOnce(m, { text, endOfTextFirst, layer, ablate, lens, attribute }) {
+  const key = keyOf({ text, endOfTextFirst, ablate, lens, attribute });
+  for (const k of [runs.last, runs.base]) {
+    if (k?.model === m && k.key === key && k.result.layers[layer]?.heads.length) return k.result;
+  }
+  const { layers, heads, context } = m.config;
+  const input = m.input(text, { endOfTextFirst });
+  const n = input.ids.length;
+  const all = layers * heads * n * n <= m.limits.maxKeptWeights && n <= context;
+  const result = m.run(input, { layers: all ? undefined : [layer], ablate: ablate?.length ? ablate : undefined, lens: lens || undefined, attribute });
+  runs.last = { model: m, key, result };
+  if (!ablate?.length) runs.base = { ...runs.last, text, endOfTextFirst };
+  return result;
+}
+
+// The next tokens of the text with every head at work: kept from the last such run, or run now
+// (no weights kept: only its next tokens are wanted).
+function baseline(m, { text, endOfTextFirst }) {
+  const b = runs.base;
+  if (b?.model === m && b.text === text && b.endOfTextFirst === endOfTextFirst) return b.result.next;
+  return m.run(m.input(text, { endOfTextFirst }), { layers: [] }).next;
+}
+
+function run({ text, endOfTextFirst, layer, ablate, lens, attribute }) {
   const m = live();
   let result;
-  if (last?.model === m && last.text === text && last.endOfTextFirst === endOfTextFirst && last.result.layers[layer]?.heads.length) {
-    result = last.result;
+  let attributed = attribute ?? undefined;
+  if (attribute === 'top') {
+    // The likeliest next token is known only after the run: the last one's is tried first, and
+    // the run is made again only when the answer changed.
+    attributed = runs.last?.model === m ? runs.last.result.next[0]?.id : undefined;
+    result = runOnce(m, { text, endOfTextFirst, layer, ablate, lens, attribute: attributed });
+    if (result.next[0] && result.next[0].id !== attributed) {
+      attributed = result.next[0].id;
+      result = runOnce(m, { text, endOfTextFirst, layer, ablate, lens, attribute: attributed });
+    }
   } else {
-    const { layers, heads, context } = m.config;
-    const input = m.input(text, { endOfTextFirst });
-    const n = input.ids.length;
-    const all = layers * heads * n * n <= m.limits.maxKeptWeights && n <= context;
-    result = m.run(input, { layers: all ? undefined : [layer] });
-    last = { model: m, text, endOfTextFirst, result };
+    result = runOnce(m, { text, endOfTextFirst, layer, ablate, lens, attribute: attributed });
   }
+  const baseNext = ablate?.length ? baseline(m, { text, endOfTextFirst }) : undefined;
   const shown = withWeights(result, layer);
   return {
     value: {
       ids: result.ids,
       tokens: result.tokens,
       next: result.next,
+      baseNext,
+      lens: result.lens,
+      attribution: result.attribution && { ...result.attribution, id: attributed },
       // Every run layer's scores; the weights travel only for the layer shown.
       scores: result.layers.map(({ heads: hs }) => hs.map(({ previousToken, firstToken, induction }) => ({ previousToken, firstToken, induction }))),
       layer: shown.value,
@@ -115,6 +158,33 @@ function run({ text, endOfTextFirst, layer }) {
     },
     transfer: shown.transfer,
   };
+}
+
+// The one token a text is, for "who wrote the answer" on a token the learner types.
+function token({ text }) {
+  const m = live();
+  const { ids, tokens } = m.input(text, { endOfTextFirst: false });
+  if (ids.length !== 1) {
+    throw new Error(ids.length === 0
+      ? 'type a token: the box is empty'
+      : `“${text}” is ${ids.length} tokens for GPT-2 (${tokens.map((t) => JSON.stringify(t)).join(', ')}): type one of them, with its leading space if it has one`);
+  }
+  return { id: ids[0], token: tokens[0] };
+}
+
+// Generates after the text, each token sent to the page as it comes; { abort: id } stops it.
+async function generate({ id, text, endOfTextFirst, maxNewTokens, temperature, topK, seed, cache }) {
+  const m = live();
+  const abort = new AbortController();
+  aborts.set(id, abort);
+  try {
+    return await m.generate(m.input(text, { endOfTextFirst }), {
+      maxNewTokens, temperature, topK, seed, cache, signal: abort.signal,
+      onToken: (t) => post({ id, token: t }),
+    });
+  } finally {
+    aborts.delete(id);
+  }
 }
 
 // One layer's heads, each head's n×n weights in one Float32Array: a copy of the kept run's (which

@@ -5,14 +5,19 @@
 // rules, learned-roles.js), the lesson's check in words from those numbers, and the five likeliest
 // next tokens. The model lives in a worker (gpt2-worker.js, through gpt2-remote.js), which also keeps
 // it in the browser's storage, so the page answers keystrokes while GPT-2 loads and runs.
+// The instruments (gpt2-instruments.js): switch heads off, each layer's guess, who wrote the
+// answer, generate. The page may keep the learner's text: the panel starts from the element's
+// gpt2-text and gpt2-eot="1" attributes, and says each new text in an 'attention-calc-gpt2-text'
+// event ({ text, endOfTextFirst, lesson }, bubbling and composed); index.html keeps it in the hash.
 import { adoptStyles, h } from '../../shared/dom.js';
 import { copyText, saveSvg } from '../../shared/files.js';
-import { format } from '../../shared/format.js';
 import { COMMIT_MS } from '../../shared/grid.js';
 import { HeadView } from '../head-views/learned-head.js';
 import { ROLES, ROLE_THRESHOLD } from '../head-views/learned-roles.js';
 import { TokenStrip } from '../head-views/learned-tokens.js';
+import { nextItems } from './gpt2-ablation.js';
 import { allHeadsTable, layerSvg } from './gpt2-heads.js';
+import { Gpt2Instruments } from './gpt2-instruments.js';
 import { clause, duration, GPT2_SENTENCE, gpt2Label, lessonCheck, megabytes, openError, pytorchScript, sentence } from './gpt2-lesson.js';
 import { gpt2Styles } from './gpt2-styles.js';
 import { Gpt2Remote } from './gpt2-remote.js';
@@ -91,6 +96,10 @@ export class Gpt2Lab {
     this.scriptBox = h('textarea', { class: 'gpt2-script', readonly: true, rows: 12, 'aria-label': 'The PyTorch script', hidden: true });
     this.check = h('p', { class: 'gpt2-check', role: 'status' });
     this.next = h('ol', { class: 'gpt2-next' });
+    this.tools = new Gpt2Instruments({
+      remote: () => this.#remote(), input: () => ({ text: this.text, endOfTextFirst: this.endOfTextFirst }), config: () => this.config,
+      rerun: () => this.#apply(), openHead: (l, i) => this.#openHead(l, i),
+    });
     this.grid = h('div', { class: 'head-grid gpt2-heads' });
     this.allHeads = h('div', { class: 'gpt2-all' });
     this.view = h('div', { class: 'gpt2-view', hidden: true },
@@ -106,16 +115,18 @@ export class Gpt2Lab {
       this.check,
       h('h3', { text: 'The five likeliest next tokens' }),
       this.next,
+      this.tools.ablation.element,
       h('h3', { text: 'All heads at a glance' }),
       h('p', { class: 'hint', text: `Layers as rows, heads (h0, h1, …) as columns, each head by its strongest score on this text: “P” a previous-token head, “S” an attention sink, “I” an induction head (a score of ${ROLE_THRESHOLD} or more), “–” no role (its highest score). `
-        + 'The swatch’s colour is the role (blue previous token, orange sink, green induction, grey none), its strength the score. Click a head, or press Enter on it, to open it below.' }),
+        + 'The swatch’s colour is the role (blue previous token, orange sink, green induction, grey none), its strength the score. Click a head, or press Enter on it, to open it below; tick the box before it to switch it off.' }),
       this.allHeads,
       h('h3', { class: 'gpt2-heads-title', text: 'The layer’s heads' }),
       h('p', { class: 'hint', text: `Each head’s scores are measured on this text: ${ROLES.map((r) => `${r.score}, ${r.means.replace('⟨bos⟩, the first token', 'the first token')}`).join('; ')}. `
         + `A score of at least ${ROLE_THRESHOLD} earns the head its label: ${ROLES.map((r) => `“${r.label}”`).join(', ')}. `
         + 'Focus a heatmap and use the arrow keys to read its weights; click it, or press Enter, to follow that head in the tokens just above the maps.' }),
       tokenHint,
-      h('div', { class: 'gpt2-follow' }, this.tokens.element, this.grid));
+      h('div', { class: 'gpt2-follow' }, this.tools.echo, this.tokens.element, this.grid),
+      this.tools.element);
 
     this.element = h('section', { class: 'lab gpt2-lab', role: 'group', 'aria-label': 'Exercise 4: look inside GPT-2', part: 'gpt2' },
       h('h2', { text: 'Exercise 4: look inside GPT-2' }),
@@ -312,6 +323,7 @@ export class Gpt2Lab {
     this.layerSelect.value = String(this.layer);
     this.views = [];
     this.run = null;
+    this.tools.reset();
     this.view.hidden = false;
     await this.#apply();
   }
@@ -352,7 +364,7 @@ export class Gpt2Lab {
 
   // The script for what is shown; where the clipboard is refused, shown to copy by hand.
   async #copy() {
-    const script = pytorchScript({ text: this.text, layer: this.layer, endOfTextFirst: this.endOfTextFirst, model: this.modelSource });
+    const script = pytorchScript({ text: this.text, layer: this.layer, endOfTextFirst: this.endOfTextFirst, model: this.modelSource, ...this.tools.scriptOptions(this.run) });
     this.scriptBox.value = script;
     const copied = await copyText(script);
     this.scriptBox.hidden = copied;
@@ -385,7 +397,7 @@ export class Gpt2Lab {
     const ticket = ++this.runs;
     let answer;
     try {
-      answer = await this.remote.run(text, { endOfTextFirst, layer: this.layer });
+      answer = await this.remote.run(text, { endOfTextFirst, layer: this.layer, ...this.tools.runOptions() });
     } catch (error) {
       if (ticket !== this.runs) return;
       this.input.setAttribute('aria-invalid', 'true');
@@ -403,6 +415,9 @@ export class Gpt2Lab {
       ids: answer.ids,
       tokens: answer.tokens,
       next: answer.next,
+      baseNext: answer.baseNext ?? null,
+      lens: answer.lens,
+      attribution: answer.attribution,
       layers: answer.scores.map((heads) => ({ heads: heads.map((scores) => ({ ...scores })) })),
     }, answer.layer);
     this.focus = null;
@@ -426,17 +441,22 @@ export class Gpt2Lab {
       this.grid.replaceChildren(...this.views.map((v) => v.element));
       if (this.selected >= heads.length) this.selected = 0;
     }
-    heads.forEach((data, i) => this.views[i].update({ tokens: run.tokens, data }));
+    heads.forEach((data, i) => {
+      this.views[i].update({ tokens: run.tokens, data });
+      this.tools.decorate(this.views[i], l, i);
+    });
+    this.tools.update(run);
     this.#allHeads();
     this.check.textContent = lessonCheck(run, l);
-    this.next.replaceChildren(...run.next.map((t) => h('li', {},
-      h('span', { class: 'token', text: gpt2Label(t.token) }), ` ${format(t.probability, 3)} (${format(t.probability * 100, 1)}%)`)));
+    this.next.replaceChildren(...nextItems(run.next, run.baseNext));
     this.#mark();
   }
 
   // The layers × heads table; every layer's scores are there unless the text was too long to keep them.
   #allHeads() {
-    this.allHeads.replaceChildren(allHeadsTable(this.run, { onOpen: (l, i) => this.#openHead(l, i) }));
+    this.allHeads.replaceChildren(allHeadsTable(this.run, {
+      onOpen: (l, i) => this.#openHead(l, i), off: this.tools.off, onSwitch: (l, i, off) => this.tools.switch(l, i, off),
+    }));
   }
 
   // A head of the table opened below: its layer shown, the head followed, its map focused.

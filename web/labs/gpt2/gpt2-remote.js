@@ -12,7 +12,7 @@ function rebuilt({ name, message }) {
 export class Gpt2Remote {
   #worker = null;
   #next = 1;
-  #pending = new Map(); // id → { resolve, reject, onProgress }
+  #pending = new Map(); // id → { resolve, reject, onProgress, onToken }
 
   /**
    * @param {{ base: URL | null, simd: boolean }} where  the base URL of the widget's files (an
@@ -47,9 +47,28 @@ export class Gpt2Remote {
     return this.#call({ type: 'forget' });
   }
 
-  /** Runs the open model on a text: every head's scores, and the weights of `layer` (another layer of the last run is not run again). */
-  run(text, { endOfTextFirst, layer }) {
-    return this.#call({ type: 'run', text, endOfTextFirst, layer });
+  /**
+   * Runs the open model on a text: every head's scores, and the weights of `layer` (another layer
+   * of the last run is not run again); with `ablate` ([{ layer, head, mode }]) those heads switched
+   * off (and baseNext, the next tokens without them), `lens` the logit lens, `attribute` (a token
+   * id, or 'top') its direct logit attribution.
+   */
+  run(text, { endOfTextFirst, layer, ablate, lens, attribute }) {
+    return this.#call({ type: 'run', text, endOfTextFirst, layer, ablate, lens, attribute });
+  }
+
+  /** The one token a text is: { id, token }; refused in words when it is none or more than one. */
+  token(text) {
+    return this.#call({ type: 'token', text });
+  }
+
+  /**
+   * Generates after a text with the core's decoder, one token at a time: onToken({ id, token,
+   * probability, ms, cacheBytes }) for each; resolves to { ids, tokens, msPerToken, cacheBytes }.
+   * The signal stops it between two tokens.
+   */
+  generate(text, { endOfTextFirst, maxNewTokens, temperature, topK, seed, cache = true, signal, onToken }) {
+    return this.#call({ type: 'generate', text, endOfTextFirst, maxNewTokens, temperature, topK, seed, cache }, { signal, onToken });
   }
 
   /** Stops the worker: the open model is freed with it. */
@@ -67,6 +86,10 @@ export class Gpt2Remote {
       if (!call) return;
       if (data.progress) {
         call.onProgress?.(...data.progress);
+        return;
+      }
+      if (data.token) {
+        call.onToken?.(data.token);
         return;
       }
       this.#pending.delete(data.id);
@@ -89,12 +112,12 @@ export class Gpt2Remote {
     this.#pending.clear();
   }
 
-  #call(message, { signal, onProgress } = {}) {
+  #call(message, { signal, onProgress, onToken } = {}) {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const worker = this.#start();
     const id = this.#next++;
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject, onProgress });
+      this.#pending.set(id, { resolve, reject, onProgress, onToken });
       signal?.addEventListener('abort', () => worker.postMessage({ abort: id }), { once: true });
       try {
         worker.postMessage({ ...message, id, baseUrl: this.baseUrl, simd: this.simd });

@@ -40,7 +40,7 @@ export const gpt2Styles = String.raw`
 .gpt2-switch { display: inline-flex; align-items: center; gap: 0.3em; font-size: 0.85em; }
 .gpt2-cell-box { display: inline-flex; align-items: center; gap: 0.1em; }
 .gpt2-cell-box input { margin: 0 0.1em; }
-.gpt2-cell.off, figure.gpt2-off svg { opacity: 0.45; }
+.gpt2-cell.off .swatch, figure.gpt2-off svg { opacity: 0.45; }
 .gpt2-cell.off { text-decoration: line-through; }
 .gpt2-change { font-variant-numeric: tabular-nums; }
 .gpt2-change.up { color: var(--calc-pass); }
@@ -65,4 +65,9 @@ export const gpt2Styles = String.raw`
 .gpt2-gen-out .new { background: color-mix(in srgb, var(--calc-accent) 18%, var(--calc-cell)); border-radius: 3px; }
 .gpt2-gen-steps { max-height: 20em; overflow: auto; }
 .gpt2-tools input[type=number] { width: 5em; }
+.gpt2-dla-message { color: var(--calc-error); }
+.gpt2-dla-message:empty { margin: 0; }
+.gpt2-tools .token, .gpt2-gen-steps .token { font-family: ui-monospace, monospace; padding: 0 0.25em; border: 1px solid var(--calc-cell-border); border-radius: 4px; }
+.gpt2-ablation fieldset { border: 1px solid var(--calc-cell-border); border-radius: 6px; }
+.gpt2-generate .control-row label { white-space: nowrap; }
 `;
