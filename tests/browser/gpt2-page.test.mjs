@@ -115,6 +115,27 @@ describe('the GPT-2 panel on the lesson\'s page', () => {
     });
   });
 
+  it('at 390 px too, the followed head\'s tokens and what switching a head off changed stay in sight while the maps scroll', async () => {
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.goto(`${env.url}index.html#gpt2`);
+    await lab().locator('input[type=file]').setInputFiles([MODEL, CONFIG]);
+    await heads();
+    await lab().locator('figure.learned-head').getByRole('checkbox', { name: 'Switch off GPT-2 layer 2 head 3' }).check();
+    await lab().locator('.gpt2-ablation-echo').filter({ hasText: 'Switching off 2.3' }).waitFor({ timeout: 20_000 });
+    const follow = lab().getByRole('button', { name: 'Follow GPT-2 layer 2 head 3 in the text' });
+    await follow.scrollIntoViewIfNeeded();
+    await follow.click();
+    assert.match(await lab().locator('.look-readout').textContent(), /GPT-2 layer 2 head 3/);
+    for (const [what, l] of [['the readout', lab().locator('.look-readout')], ['the token strip', lab().locator('.token-strip')], ['the ablation line', lab().locator('.gpt2-ablation-echo')]]) {
+      const box = await l.boundingBox();
+      assert.ok(box.y >= 0 && box.y + box.height <= 800, `${what} is on the screen (at ${box.y} px)`);
+    }
+    await page.evaluate(async () => {
+      const dir = await navigator.storage.getDirectory();
+      await dir.removeEntry('attention-calc-gpt2', { recursive: true }).catch(() => {});
+    });
+  });
+
   it('"Copy as PyTorch" loads the learner\'s own file (its safetensors with its config.json), not openai-community/gpt2', async () => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.url });
     await page.goto(await coursePage(context, env.url, '<attention-calc panels="gpt2"></attention-calc>'));

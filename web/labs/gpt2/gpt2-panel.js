@@ -100,6 +100,8 @@ export class Gpt2Lab {
       remote: () => this.#remote(), input: () => ({ text: this.text, endOfTextFirst: this.endOfTextFirst }), config: () => this.config,
       rerun: () => this.#apply(), openHead: (l, i) => this.#openHead(l, i),
     });
+    // In sight with the strip above the maps: what switching a head off changed.
+    this.tokens.element.prepend(this.tools.echo);
     this.grid = h('div', { class: 'head-grid gpt2-heads' });
     this.allHeads = h('div', { class: 'gpt2-all' });
     this.view = h('div', { class: 'gpt2-view', hidden: true },
@@ -125,7 +127,7 @@ export class Gpt2Lab {
         + `A score of at least ${ROLE_THRESHOLD} earns the head its label: ${ROLES.map((r) => `“${r.label}”`).join(', ')}. `
         + 'Focus a heatmap and use the arrow keys to read its weights; click it, or press Enter, to follow that head in the tokens just above the maps.' }),
       tokenHint,
-      h('div', { class: 'gpt2-follow' }, this.tools.echo, this.tokens.element, this.grid),
+      h('div', { class: 'gpt2-follow' }, this.tokens.element, this.grid),
       this.tools.element);
 
     this.element = h('section', { class: 'lab gpt2-lab', role: 'group', 'aria-label': 'Exercise 4: look inside GPT-2', part: 'gpt2' },

@@ -29,12 +29,13 @@ export const gpt2Styles = String.raw`
 .calc-status:empty + .gpt2-lab > h2:first-child { margin-top: 0; }
 /* The followed head's tokens sit just above the maps; on a wide screen they stay in sight while
    the maps scroll past, so following a head shows its effect where the learner clicked. */
-.gpt2-follow .token-view { background: var(--calc-paper); }
-@media (min-width: 700px) {
-  .gpt2-follow .token-view { position: sticky; top: 0; z-index: 1; padding-bottom: 0.2em; border-bottom: 1px solid var(--calc-cell-border); }
-  .gpt2-follow .token-view > .hint { display: none; }
+.gpt2-follow .token-view { position: sticky; top: 0; z-index: 1; background: var(--calc-paper); padding-bottom: 0.2em; border-bottom: 1px solid var(--calc-cell-border); }
+@media (max-width: 699px) {
+  .gpt2-follow .token-view .look-readout { font-size: 0.85em; margin-bottom: 0.3em; }
 }
-.gpt2-follow-said { font-weight: 600; }
+/* A map focused by keyboard scrolls into view below the strip, not under it. */
+.gpt2-follow .learned-head, .gpt2-follow .learned-head * { scroll-margin-top: 12em; }
+.gpt2-ablation-echo { margin: 0.2em 0; }
 /* The instruments: switch a head off, each layer's guess, who wrote the answer, generate. */
 .gpt2-tools h3 { margin-top: 1.5em; }
 .gpt2-switch { display: inline-flex; align-items: center; gap: 0.3em; font-size: 0.85em; }
