@@ -3,16 +3,19 @@
 
 #include <cmath>
 
+#include "../kernels/matmul.hpp"
+
 namespace attn::gpt2 {
 
 LogitAttribution::LogitAttribution(const Weights& weights, std::int32_t token)
-    : w_(weights), token_(token), u_(weights.config.d_model), row_dot_(4 * weights.config.d_model),
-      row_sum_(4 * weights.config.d_model), heads_(weights.config.layers * weights.config.heads),
+    : w_(weights), token_(token), u_(weights.config.d_model), u_and_ones_(2 * weights.config.d_model, 1.0f),
+      row_sums_(8 * weights.config.d_model), heads_(weights.config.layers * weights.config.heads),
       mlps_(weights.config.layers) {
   const std::size_t d = w_.config.d_model;
   const float* e = w_.wte.data() + std::size_t(token) * d;
   for (std::size_t j = 0; j < d; ++j) {
     u_[j] = double(w_.lnf_weight[j]) * double(e[j]);
+    u_and_ones_[j] = float(u_[j]);
     sum_u_ += u_[j];
   }
   for (const Block& b : w_.blocks) {
@@ -33,22 +36,14 @@ void LogitAttribution::add_embeddings(const float* x_row) {
 
 void LogitAttribution::sums_of(const float* w, std::size_t rows) {
   const std::size_t d = w_.config.d_model;
-  for (std::size_t r = 0; r < rows; ++r) {
-    double dot = 0.0, sum = 0.0;
-    for (std::size_t j = 0; j < d; ++j) {
-      dot += double(w[r * d + j]) * u_[j];
-      sum += double(w[r * d + j]);
-    }
-    row_dot_[r] = dot;
-    row_sum_[r] = sum;
-  }
+  kernels::matmul_abt(w, d, u_and_ones_.data(), d, row_sums_.data(), 2, rows, 2, d);
 }
 
 LogitAttribution::Part LogitAttribution::project(const float* a, std::size_t first, std::size_t count) const {
   Part p;
   for (std::size_t r = first; r < first + count; ++r) {
-    p.dot += double(a[r]) * row_dot_[r];
-    p.sum += double(a[r]) * row_sum_[r];
+    p.dot += double(a[r]) * double(row_sums_[2 * r]);
+    p.sum += double(a[r]) * double(row_sums_[2 * r + 1]);
   }
   return p;
 }
@@ -96,7 +91,7 @@ Attribution LogitAttribution::finish(const float* x_row, float logit) const {
 }
 
 std::size_t LogitAttribution::bytes(const Config& c) {
-  return sizeof(LogitAttribution) + 9 * c.d_model * sizeof(double) + (c.layers * (c.heads + 1)) * sizeof(Part) +
+  return sizeof(LogitAttribution) + c.d_model * sizeof(double) + 10 * c.d_model * sizeof(float) + (c.layers * (c.heads + 1)) * sizeof(Part) +
          sizeof(Attribution) + c.layers * (sizeof(std::vector<double>) + (c.heads + 1) * sizeof(double));
 }
 

@@ -4,11 +4,13 @@
 // centring c and dotting it with u in one, so each component keeps two numbers (c·u and Σc), not
 // its d_model-wide write, and σ (ln_f's, of the full residual) can come at the end. For a write
 // c = a·W (W [k, d], a Conv1D) those are a·(W·u) and a·(W·1): the weights' row sums with u and
-// with 1 are taken once per matrix, in double.
+// with 1 are taken once per matrix (one float32 pass over it, 768 terms a sum: 1e-6 relative,
+// far inside the tests' 1e-3), and the parts gathered in double.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "../aligned_vector.hpp"
 #include "forward.hpp"
 #include "model.hpp"
 
@@ -17,7 +19,7 @@ namespace attn::gpt2 {
 class LogitAttribution {
  public:
   // The biases' part (every c_proj bias, attention and MLP) is gathered here: it does not depend
-  // on the text. Allocates 9·d doubles and the parts (bytes(): run_bytes counts them).
+  // on the text. Allocates d doubles, 2d + 8d floats and the parts (bytes(): run_bytes counts them).
   LogitAttribution(const Weights& weights, std::int32_t token);
 
   // x_row: the residual stream's last row right after the embeddings.
@@ -47,7 +49,8 @@ class LogitAttribution {
   std::int32_t token_;
   std::vector<double> u_;                  // ln_f.weight ⊙ wte[token]
   double sum_u_ = 0.0;
-  std::vector<double> row_dot_, row_sum_;  // W·u and W·1 of the matrix in use (up to 4d rows)
+  AlignedVector<float> u_and_ones_;        // 2×d: u in float32, then d ones
+  AlignedVector<float> row_sums_;          // W·u and W·1 of the matrix in use, 2 a row (up to 4d rows)
   std::vector<Part> heads_;                // [layer · heads + head]
   std::vector<Part> mlps_;
   Part embeddings_, biases_;

@@ -11,9 +11,15 @@
 // in their last bits between builds, and a draw right at a boundary with them).
 //
 // Memory: the cache, 2 × layers × positions × d_model floats for every position the text can
-// reach (prompt + max_new_tokens, at most the context), allocated when the decoder opens; and a
-// workspace as run()'s for the prompt's n rows (cache) or the longest text (no cache), without
-// kept weights. decoder_bytes() gives the total.
+// reach (prompt + max_new_tokens, at most the context), allocated when the decoder opens (without
+// the cache the same buffers hold the text's K and V during each re-read, as run()'s q|k|v
+// buffer does); and a workspace as run()'s for the prompt's n rows (cache) or the longest text
+// (no cache), without kept weights. decoder_bytes() gives the total.
+//
+// Timing: the prompt is read when the decoder opens, so the first step only chooses; each later
+// step reads one position (the token chosen before it) and chooses. GPT-2 small in wasm SIMD on a
+// 2-core Intel Xeon: 73–75 ms a step at 64 and 256 tokens with the cache, 0.32 and 1.14 s without
+// (tools/bench/gpt2.cpp).
 #include <cstddef>
 #include <cstdint>
 #include <optional>

@@ -1,8 +1,8 @@
 // GPT-2's forward pass, one function per box of the model's diagram, named as llm.c names them
 // (embed, layernorm_forward, attention_forward, mlp_forward, residual; steps.hpp holds those the
 // decoder shares), then run(), which reads top to bottom as the diagram does, each intervention
-// (an ablated head, a lens readout, an attribution) one line at the step it reads or changes. The checks on the inputs are made once, at the door
-// (validate_run.cpp).
+// (an ablated head, a lens readout, an attribution) one line at the step it reads or changes.
+// The checks on the inputs are made once, at the door (validate_run.cpp).
 #include "forward.hpp"
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "attribution.hpp"
+#include "lens.hpp"
 #include "steps.hpp"
 
 namespace attn::gpt2 {
@@ -101,13 +102,6 @@ std::vector<NextToken> top_tokens(std::size_t vocab, Activations& act) {
   return next;
 }
 
-// What the model would say after x_row (a row of the residual stream): ln_f, the unembedding,
-// the five likeliest. The logit lens reads every block's output this way, the model its last.
-std::vector<NextToken> read_out(const Weights& w, const float* x_row, Activations& act) {
-  unembed(w, x_row, act);
-  return top_tokens(w.config.vocab_size, act);
-}
-
 }  // namespace
 
 RunResult run(const Weights& w, const std::int32_t* ids, std::size_t n, const RunOptions& options) {
@@ -127,6 +121,7 @@ RunResult run(const Weights& w, const std::int32_t* ids, std::size_t n, const Ru
   std::optional<LogitAttribution> attribution;
   if (options.attribute) attribution.emplace(w, std::int32_t(*options.attribute));
   float* x_last = act.x + (n - 1) * d;
+  std::vector<float> lens_rows(options.lens ? (c.layers - 1) * d : 0);  // ln_f after each block but the last
 
   embed(w, ids, n, 0, act.x);
   if (attribution) attribution->add_embeddings(x_last);
@@ -142,18 +137,23 @@ RunResult run(const Weights& w, const std::int32_t* ids, std::size_t n, const Ru
     if (attribution) attribution->add_mlp(l, act.big + (n - 1) * 4 * d);
     residual(act.x, act.big, n, 4 * d, b.mlp_proj_weight.data(), b.mlp_proj_bias.data(), d, act);
     check_finite(act.x, n * d, "after layer " + std::to_string(l));
-    if (options.lens && l + 1 < c.layers) result.lens.push_back(read_out(w, x_last, act));
+    if (options.lens && l + 1 < c.layers) {
+      kernels::layernorm(x_last, w.lnf_weight.data(), w.lnf_bias.data(), lens_rows.data() + l * d, d);
+    }
   }
   unembed(w, x_last, act);
   if (attribution) result.attribution = attribution->finish(x_last, act.logits[*options.attribute]);
   result.next = top_tokens(c.vocab_size, act);
-  if (options.lens) result.lens.push_back(result.next);  // after the last block the lens is the model
+  if (options.lens) {
+    result.lens = lens_readout(w, lens_rows.data(), c.layers - 1);
+    result.lens.push_back(result.next);  // after the last block the lens is the model
+  }
   return result;
 }
 
 std::size_t run_bytes(const Config& config, std::size_t n, std::size_t kept) {
   const std::size_t per_head = sizeof(HeadResult), per_layer = sizeof(std::vector<HeadResult>);
-  const std::size_t lens = config.layers * (sizeof(std::vector<NextToken>) + kTopTokens * sizeof(NextToken));
+  const std::size_t lens = lens_bytes(config);
   return run_layout(config, n).total() * sizeof(float) + kept * config.heads * n * n * sizeof(float) +
          config.layers * (per_layer + config.heads * per_head) + kTopTokens * sizeof(NextToken) + lens +
          LogitAttribution::bytes(config);

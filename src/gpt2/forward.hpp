@@ -18,7 +18,8 @@
 //   kept weights  kept layers × heads × n × n floats, the result itself (at most kMaxKeptWeights);
 //   role scores   layers × heads HeadScores;
 //   the options'  a few KB, counted whether asked or not: the lens's layers × 5 tokens, the
-//                 attribution's layers × (heads + 1) parts and 9·d doubles of its weights' sums.
+//                 attribution's layers × (heads + 1) parts and 6·d floats' worth of its weights' sums;
+//                 the lens's ln_f rows (layers × d floats) and its block of logits (layers × 64).
 // The weights are read where they are, never copied whole or repacked. GPT-2 small at 1,024
 // tokens: 35 MB of activations and 4 MB of scores, plus 50 MB per kept layer (604 MB for all 12);
 // at 10 tokens, about 0.7 MB.
