@@ -99,7 +99,9 @@ begin "the sites, from the packed package"
 node tools/sites/build.mjs
 sites_rc=$?
 record "sites built (tools/sites)" $((sites_rc == 0)) $((sites_rc != 0)) "$sites_rc"
-run_node "JS API under Node" tests/js/*.test.mjs
+# A core for each file at a time: these files compute (the wasm modules under Node); node --test
+# would run one at a time on two cores (it leaves one core free by default).
+run_node "JS API under Node" --test-concurrency="$jobs" tests/js/*.test.mjs
 # The page in Chromium, two files at a time: most of their time is the page's and the learner's
 # pace (keys typed 100 ms apart, pauses that commit), not the processor's. The two files that time
 # the page's answers to keystrokes while a worker trains or opens GPT-2 run after, alone.
