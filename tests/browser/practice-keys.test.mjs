@@ -3,23 +3,12 @@
 // re-renders. A file of its own because typing at that pace is most of practice mode's time: the
 // browser files run two at a time, and two halves share the slots better than one long file.
 import assert from 'node:assert/strict';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
-import { noProblemsAfterEach } from './chromium.mjs';
-import { STEPS, WORKED, cell, cellName, coreResult, inputsOf, openPractice, summary } from './practice-page.mjs';
-import { servedWeb } from './served.mjs';
+import { STEPS, WORKED, cell, cellName, coreResult, inputsOf, practiceSuite, summary } from './practice-page.mjs';
 
 describe('practice mode, typed key by key', () => {
-  const env = servedWeb();
-  let context = null;
-  afterEach(async () => { await context?.close(); context = null; });
-  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
-
-  async function open(options) {
-    let page, problems, calc;
-    ({ context, page, problems, calc } = await openPractice(env, options));
-    return { page, problems, calc };
-  }
+  const { open } = practiceSuite();
 
   const typeKeys = async (page, c, text, delay = 100) => {
     await c.focus(); // focusing a cell selects its text, so typing replaces it

@@ -1,7 +1,10 @@
 // Practice mode in the served page, for the practice test files (practice.test.mjs and
-// practice-keys.test.mjs): the steps, the accessible names of the learner's cells, opening
-// index.html, and the core's own results asked in the page.
-import { openPage } from './chromium.mjs';
+// practice-keys.test.mjs): the suite's hooks, the steps, the accessible names of the learner's
+// cells, opening index.html, and the core's own results asked in the page.
+import { afterEach } from 'node:test';
+
+import { noProblemsAfterEach, openPage } from './chromium.mjs';
+import { servedWeb } from './served.mjs';
 
 // The steps by the result's field names (attention.d.ts), and the lesson's word each cell is named by.
 export const STEPS = ['scores', 'scaledBeforeMask', 'scaled', 'exp', 'rowSum', 'weights', 'output'];
@@ -9,15 +12,27 @@ const NAMES = { scores: 'scores', scaledBeforeMask: 'scaled', scaled: 'masked', 
 export const cellName = (step, i, j) => (step === 'rowSum' ? `Your row sum row ${i + 1}` : `Your ${NAMES[step]} row ${i + 1} column ${j + 1}`);
 export const WORKED = 'q=1,1;0,1;-1,0&k=1,0;0,1;-1,0&v=1,0;0,1;1,1&preset=worked';
 
-// index.html in a context of its own (the caller closes it), the calculator drawn.
-export async function openPractice(env, { hash = '', width = 1280, height = 800, colorScheme = 'light', bypassCSP = false } = {}) {
-  const { context, page, problems } = await openPage(env.browser, { bypassCSP });
-  await page.setViewportSize({ width, height });
-  await page.emulateMedia({ colorScheme });
-  await page.goto(`${env.url}index.html${hash}`);
-  const calc = page.locator('#calculator');
-  await calc.locator('.calc').waitFor();
-  return { context, page, problems, calc };
+// Called in a describe(): the served page, each test's browser context closed after it, and no
+// console error or uncaught exception in any test's pages. open() opens index.html in a context of
+// its own, the calculator drawn; track() takes a context a test opened itself, to close it the
+// same way.
+export function practiceSuite() {
+  const env = servedWeb();
+  let context = null;
+  afterEach(async () => { await context?.close(); context = null; });
+  noProblemsAfterEach();
+  const track = (opened) => { context = opened; return opened; };
+  async function open({ hash = '', width = 1280, height = 800, colorScheme = 'light', bypassCSP = false } = {}) {
+    const { context: opened, page, problems } = await openPage(env.browser, { bypassCSP });
+    track(opened);
+    await page.setViewportSize({ width, height });
+    await page.emulateMedia({ colorScheme });
+    await page.goto(`${env.url}index.html${hash}`);
+    const calc = page.locator('#calculator');
+    await calc.locator('.calc').waitFor();
+    return { page, problems, calc };
+  }
+  return { env, open, track };
 }
 
 export const practise = async (calc) => {

@@ -3,13 +3,13 @@
 // garbage, the element's mode attribute, keyboard, axe-core and 360 px. Numbers typed key by key at
 // a learner's pace are practice-keys.test.mjs's.
 import assert from 'node:assert/strict';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import fc from 'fast-check';
 
-import { axeViolations, noProblemsAfterEach, openPage } from './chromium.mjs';
-import { STEPS, WORKED, cell, coreResult, inputsOf, live, openPractice, practise, summary } from './practice-page.mjs';
-import { coursePage, servedWeb } from './served.mjs';
+import { axeViolations, openPage } from './chromium.mjs';
+import { STEPS, WORKED, cell, coreResult, inputsOf, live, practiceSuite, practise, summary } from './practice-page.mjs';
+import { coursePage } from './served.mjs';
 
 // Typed into a practice cell: none of these may throw, show NaN or engine text.
 const NASTY = [
@@ -21,16 +21,7 @@ const NASTY = [
 const ENGINE = /Cannot read|undefined \(reading|null \(reading|is not a function|is not iterable|TypeError|RangeError|\[object |NaN/;
 
 describe('practice mode', () => {
-  const env = servedWeb();
-  let context = null;
-  afterEach(async () => { await context?.close(); context = null; });
-  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
-
-  async function open(options) {
-    let page, problems, calc;
-    ({ context, page, problems, calc } = await openPractice(env, options));
-    return { page, problems, calc };
-  }
+  const { env, open, track } = practiceSuite();
 
   // Types a step's numbers (null: leave the cell), rounded to 3 decimals, then Enter commits.
   async function typeStep(calc, step, rows) {
@@ -163,7 +154,7 @@ describe('practice mode', () => {
   });
 
   it('the element: mode="practice" starts in practice, precision sets the checking, a bad mode is reported, and the Explore / Practice buttons keep the attempt', async () => {
-    ({ context } = await openPage(env.browser));
+    const context = track((await openPage(env.browser)).context);
     const page = await context.newPage();
     const errors = [];
     await page.exposeFunction('reportError', (m) => errors.push(m));
@@ -217,8 +208,8 @@ describe('practice mode', () => {
   });
 
   it('by touch at 390 px, the "Change sign" key makes the number in a Q cell, a practice cell and a lab cell negative, keeps focus there, and the number is used', async () => {
-    let page, problems;
-    ({ context, page, problems } = await openPage(env.browser, { contextOptions: { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } }));
+    const { context, page, problems } = await openPage(env.browser, { contextOptions: { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } });
+    track(context);
     await page.goto(`${env.url}index.html#${WORKED}`);
     const calc = page.locator('#calculator');
     const focusedIn = (host) => page.locator(host).evaluate((e) => e.shadowRoot.activeElement?.getAttribute('aria-label') ?? null);
