@@ -99,10 +99,14 @@ begin "the sites, from the packed package"
 node tools/sites/build.mjs
 sites_rc=$?
 record "sites built (tools/sites)" $((sites_rc == 0)) $((sites_rc != 0)) "$sites_rc"
-run_node "JS API under Node" tests/js/*.test.mjs
+# A core for each file at a time: these files compute (the wasm modules under Node); node --test
+# would run one at a time on two cores (it leaves one core free by default).
+run_node "JS API under Node" --test-concurrency="$jobs" tests/js/*.test.mjs
 # The page in Chromium, two files at a time: most of their time is the page's and the learner's
 # pace (keys typed 100 ms apart, pauses that commit), not the processor's. The two files that time
 # the page's answers to keystrokes while a worker trains or opens GPT-2 run after, alone.
+# node --test starts the files in the order of their names, whatever order they are given in, so a
+# long file late in that order runs alone at the end while the other slot idles: split such a file.
 timed_alone=(tests/browser/learned-train.test.mjs tests/browser/gpt2-real-size.test.mjs)
 browser_files=()
 for file in tests/browser/*.test.mjs; do

@@ -124,6 +124,12 @@ describe('the GPT-2 panel (exercise 4)', () => {
   const waitForHeads = (layer = LAST, p = page) => map(layer, 0, p).waitFor({ timeout: 30_000 }).catch(async (error) => {
     throw new Error(`${error.message}\nThe panel says: ${await lab(p).locator('.cell-message').textContent()}`);
   });
+  // The accessible name of what has focus in the panel once it is `name`, or after 10 s whatever
+  // has it then, for the assertion to show.
+  const focusWhenSettled = async (name) => {
+    await page.waitForFunction((n) => document.querySelector('attention-calc').shadowRoot.activeElement?.getAttribute('aria-label') === n, name, { timeout: 10_000 }).catch(() => {});
+    return page.evaluate(() => document.querySelector('attention-calc').shadowRoot.activeElement?.getAttribute('aria-label') ?? null);
+  };
 
   // Every head of a layer against run(): names, cells, captions; the check; the next tokens.
   async function assertLayer(run, layer) {
@@ -449,13 +455,14 @@ describe('the GPT-2 panel (exercise 4)', () => {
     }
     await lab().locator('.gpt2-all-table button[data-layer="0"][data-head="3"]').click();
     assert.equal(await lab().getByRole('combobox', { name: 'Layer' }).inputValue(), '0');
-    assert.equal(await page.evaluate(() => document.querySelector('attention-calc').shadowRoot.activeElement?.getAttribute('aria-label')), 'GPT-2 layer 0 head 3');
+    // The map takes focus once the worker has sent the layer's weights, not at the click.
+    assert.equal(await focusWhenSettled('GPT-2 layer 0 head 3'), 'GPT-2 layer 0 head 3');
     assert.equal(await lab().getByRole('button', { name: 'Follow GPT-2 layer 0 head 3 in the text' }).getAttribute('aria-pressed'), 'true');
     await assertLayer(run, 0);
     await lab().locator('.gpt2-all-table button[data-layer="1"][data-head="2"]').focus();
     await page.keyboard.press('Enter');
     await waitForHeads(1);
-    assert.equal(await page.evaluate(() => document.querySelector('attention-calc').shadowRoot.activeElement?.getAttribute('aria-label')), 'GPT-2 layer 1 head 2');
+    assert.equal(await focusWhenSettled('GPT-2 layer 1 head 2'), 'GPT-2 layer 1 head 2');
     assert.deepEqual(problems, []);
   });
 

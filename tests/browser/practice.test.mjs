@@ -1,19 +1,15 @@
 // Issue 12: practice mode. The learner types every step; each entry is checked against the core.
 // Every exercise typed right, each named mistake recognised, carried rounding, the hash, typed
-// garbage, the element's mode attribute, keyboard, axe-core and 360 px.
+// garbage, the element's mode attribute, keyboard, axe-core and 360 px. Numbers typed key by key at
+// a learner's pace are practice-keys.test.mjs's.
 import assert from 'node:assert/strict';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import fc from 'fast-check';
 
-import { axeViolations, noProblemsAfterEach, openPage } from './chromium.mjs';
-import { coursePage, servedWeb } from './served.mjs';
-
-// The steps by the result's field names (attention.d.ts), and the lesson's word each cell is named by.
-const STEPS = ['scores', 'scaledBeforeMask', 'scaled', 'exp', 'rowSum', 'weights', 'output'];
-const NAMES = { scores: 'scores', scaledBeforeMask: 'scaled', scaled: 'masked', exp: 'exp', rowSum: 'row sum', weights: 'weights', output: 'output' };
-const cellName = (step, i, j) => (step === 'rowSum' ? `Your row sum row ${i + 1}` : `Your ${NAMES[step]} row ${i + 1} column ${j + 1}`);
-const WORKED = 'q=1,1;0,1;-1,0&k=1,0;0,1;-1,0&v=1,0;0,1;1,1&preset=worked';
+import { axeViolations, openPage } from './chromium.mjs';
+import { STEPS, WORKED, cell, coreResult, inputsOf, live, practiceSuite, practise, summary } from './practice-page.mjs';
+import { coursePage } from './served.mjs';
 
 // Typed into a practice cell: none of these may throw, show NaN or engine text.
 const NASTY = [
@@ -25,38 +21,7 @@ const NASTY = [
 const ENGINE = /Cannot read|undefined \(reading|null \(reading|is not a function|is not iterable|TypeError|RangeError|\[object |NaN/;
 
 describe('practice mode', () => {
-  const env = servedWeb();
-  let context = null;
-  afterEach(async () => { await context?.close(); context = null; });
-  noProblemsAfterEach(); // no console error or uncaught exception in any test's pages
-
-  async function open({ hash = '', width = 1280, height = 800, colorScheme = 'light', bypassCSP = false } = {}) {
-    let page, problems;
-    ({ context, page, problems } = await openPage(env.browser, { bypassCSP }));
-    await page.setViewportSize({ width, height });
-    await page.emulateMedia({ colorScheme });
-    await page.goto(`${env.url}index.html${hash}`);
-    const calc = page.locator('#calculator');
-    await calc.locator('.calc').waitFor();
-    return { page, problems, calc };
-  }
-  const practise = async (calc) => {
-    await calc.getByRole('button', { name: 'Practice', exact: true }).click();
-    await calc.getByLabel('Your scores row 1 column 1', { exact: true }).waitFor();
-  };
-  const cell = (calc, step, i, j) => calc.getByLabel(cellName(step, i, j), { exact: true });
-  const live = (calc) => calc.locator('.practice-live');
-  const summary = (calc) => calc.locator('.practice-summary').textContent();
-
-  // The core's results, asked in the page (the module the page loads): the exercise's, or a
-  // mistake's with other options.
-  const coreResult = (page, inputs) => page.evaluate(async (o) => {
-    const { loadAttention } = await import('./attention.js');
-    const attn = await loadAttention();
-    const r = attn.attention(o);
-    return { scores: r.scores, scaledBeforeMask: r.scaledBeforeMask, scaled: r.scaled.map((row) => row.map((x) => (x === -Infinity ? null : x))), exp: r.exp, rowSum: r.rowSum.map((s) => [s]), weights: r.weights, output: r.output };
-  }, inputs);
-  const inputsOf = (calc) => calc.evaluate((e) => ({ q: e.state.q, k: e.state.k, v: e.state.v, mask: e.state.causal ? 'causal' : 'none' }));
+  const { env, open, track } = practiceSuite();
 
   // Types a step's numbers (null: leave the cell), rounded to 3 decimals, then Enter commits.
   async function typeStep(calc, step, rows) {
@@ -189,7 +154,7 @@ describe('practice mode', () => {
   });
 
   it('the element: mode="practice" starts in practice, precision sets the checking, a bad mode is reported, and the Explore / Practice buttons keep the attempt', async () => {
-    ({ context } = await openPage(env.browser));
+    const context = track((await openPage(env.browser)).context);
     const page = await context.newPage();
     const errors = [];
     await page.exposeFunction('reportError', (m) => errors.push(m));
@@ -242,73 +207,9 @@ describe('practice mode', () => {
     assert.equal(await focused(), 'Your output row 1 column 1');
   });
 
-  // Issue 25: what a learner types key by key, at a learner's pace (the tests above fill cells).
-  // A number may start with '-', '−', '.' or '+', or hold an exponent; each keystroke re-renders.
-  const typeKeys = async (page, c, text, delay = 100) => {
-    await c.focus(); // focusing a cell selects its text, so typing replaces it
-    await page.keyboard.type(text, { delay });
-  };
-  const answerOf = (calc, step, i, j) => calc.evaluate((e, [s, a, b]) => e.state.practice.answers[s][a][b], [step, i, j]);
-  // The ways one number may be typed (the core's value to 3 decimals): signed, with a leading
-  // dot, with '+', as an exponent, with the Unicode minus.
-  const typings = (x) => {
-    const r = Number(x.toFixed(3));
-    const abs = String(Math.abs(r));
-    const dotted = abs.replace(/^0\./, '.');
-    return r < 0 ? [`-${abs}`, `−${abs}`, `-${dotted}`, r.toExponential(), `−${dotted}`] : [`+${abs}`, dotted, r.toExponential(), `+${dotted}`];
-  };
-
-  it('the worked example typed key by key, every cell as -x, −x, .x, +x or an exponent, is all right in every step', async () => {
-    const { page, problems, calc } = await open({ hash: `#${WORKED}&practice=1` });
-    await cell(calc, 'scores', 0, 0).waitFor();
-    const values = await coreResult(page, await inputsOf(calc));
-    const typed = [];
-    let k = 0;
-    for (const step of STEPS) {
-      for (const [i, row] of values[step].entries()) {
-        for (const [j, x] of row.entries()) {
-          const forms = typings(x);
-          const text = forms[k++ % forms.length];
-          await typeKeys(page, cell(calc, step, i, j), text);
-          typed.push([step, i, j, text]);
-        }
-      }
-      await page.keyboard.press('Enter');
-    }
-    await page.waitForFunction(() => document.querySelector('#calculator').shadowRoot.querySelector('.practice-summary').textContent.startsWith('54 of 54 entries right'));
-    assert.match(await summary(calc), /Every step done/);
-    for (const [step, i, j, text] of typed) assert.equal(await cell(calc, step, i, j).inputValue(), text, `${step} ${i} ${j}: the learner's text stays`);
-    assert.ok(typed.some(([, , , t]) => t.startsWith('−')) && typed.some(([, , , t]) => t.startsWith('.')) && typed.some(([, , , t]) => /e/.test(t)));
-    assert.deepEqual(problems, []);
-  });
-
-  it('in every step a cell keeps "-0.707", "−1", ".707", "+2", "1e-3", "-.5", "2.5E+0" typed key by key, and the attempt holds that number', async () => {
-    const { page, problems, calc } = await open({ hash: `#${WORKED}&practice=1` });
-    await cell(calc, 'scores', 0, 0).waitFor();
-    const TEXTS = { '-0.707': -0.707, '−1': -1, '.707': 0.707, '+2': 2, '1e-3': 0.001, '-.5': -0.5, '2.5E+0': 2.5 };
-    const kept = [];
-    for (const step of STEPS) {
-      const c = cell(calc, step, 0, 0);
-      const entries = [...Object.entries(TEXTS), ['−0.25', -0.25, 400]]; // the last at 400 ms a key: a pause commits mid-number
-      for (const [text, value, delay] of entries) {
-        await typeKeys(page, c, text, delay);
-        await page.keyboard.press('Enter'); // commits, and goes on down
-        await page.waitForFunction(([name]) => {
-          const input = document.querySelector('#calculator').shadowRoot.querySelector(`[aria-label="${name}"]`);
-          return input.hasAttribute('aria-invalid'); // marked right or wrong
-        }, [cellName(step, 0, 0)]);
-        kept.push(`${step} ${text} → ${await c.inputValue()} = ${await answerOf(calc, step, 0, 0)}`);
-        assert.equal(await c.inputValue(), text, `${step}: the text typed stays`);
-        assert.equal(await answerOf(calc, step, 0, 0), value, `${step}: ${text} is the number entered`);
-      }
-    }
-    assert.equal(kept.length, STEPS.length * 8);
-    assert.deepEqual(problems, []);
-  });
-
   it('by touch at 390 px, the "Change sign" key makes the number in a Q cell, a practice cell and a lab cell negative, keeps focus there, and the number is used', async () => {
-    let page, problems;
-    ({ context, page, problems } = await openPage(env.browser, { contextOptions: { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } }));
+    const { context, page, problems } = await openPage(env.browser, { contextOptions: { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } });
+    track(context);
     await page.goto(`${env.url}index.html#${WORKED}`);
     const calc = page.locator('#calculator');
     const focusedIn = (host) => page.locator(host).evaluate((e) => e.shadowRoot.activeElement?.getAttribute('aria-label') ?? null);
