@@ -58,6 +58,16 @@ const DtypeInfo& info(Dtype t) {
 
 std::string number(std::uint64_t v) { return std::to_string(v); }
 
+// A count of bytes or a position in prose: 1,234,567 (not in a list the header itself holds).
+std::string with_separators(std::uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 // A tensor's name as a message shows it: quoted, control characters escaped, cut at 100 bytes.
 std::string shown(std::string_view name) {
   std::string s = "\"";
@@ -402,21 +412,23 @@ const Tensor* Header::find(std::string_view name) const {
 }
 
 std::uint64_t header_length(const std::uint8_t* first, std::size_t size, std::uint64_t file_size) {
-  if (file_size == 0) refuse("it is empty (0 bytes). The download may have failed.");
+  if (file_size == 0) refuse("it is empty (0 bytes): the download may have failed.");
   if (file_size < 8 || size < 8) {
-    refuse("it is only " + number(std::min<std::uint64_t>(file_size, size)) +
+    refuse("it is only " + with_separators(std::min<std::uint64_t>(file_size, size)) +
            " bytes long, shorter than the 8 bytes that give a safetensors header's length.");
   }
   std::uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | first[i];
   if (n == 0) refuse("its first 8 bytes give a header length of 0, and a header holds at least \"{}\".");
   if (n > kMaxHeaderBytes) {
-    refuse("its first 8 bytes give a header length of " + number(n) + " bytes, more than the format's limit of " +
-           size_in_words(kMaxHeaderBytes) + "." + looks_like(first, size));
+    // A length this large means the first bytes are something else (text, an archive): the
+    // number itself would tell a learner nothing.
+    refuse("its first 8 bytes do not give the length of a safetensors header (the format allows up to " +
+           size_in_words(kMaxHeaderBytes) + ")." + looks_like(first, size));
   }
   if (n > file_size - 8) {
-    refuse("its first 8 bytes give a header of " + number(n) + " bytes, but the file ends " +
-           number(file_size - 8) + " bytes after them." + looks_like(first, size));
+    refuse("its first 8 bytes give a header of " + with_separators(n) + " bytes, but the file ends " +
+           with_separators(file_size - 8) + " bytes after them." + looks_like(first, size));
   }
   return n;
 }
@@ -529,10 +541,10 @@ Header parse_header(const std::uint8_t* json, std::size_t size, std::uint64_t fi
   for (Tensor& t : h.tensors) {
     if (t.end > data_size) {
       const bool cut = t.begin <= data_size;
-      throw Error("The file ends at byte " + number(file_size) + " but tensor " + shown(t.name) +
+      throw Error("The file ends at byte " + with_separators(file_size) + " but tensor " + shown(t.name) +
                   " needs bytes up to " +
                   (t.end > std::numeric_limits<std::uint64_t>::max() - h.data_start ? "past 2^64"
-                                                                                     : number(h.data_start + t.end)) +
+                                                                                     : with_separators(h.data_start + t.end)) +
                   (cut ? ": the download was probably cut short." : ": its data_offsets point past the end of the file."));
     }
     t.begin += h.data_start;

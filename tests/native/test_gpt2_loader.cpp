@@ -590,7 +590,7 @@ TEST_CASE("GPT-2 loader: GPT-2 small's and medium's shapes, and a memory limit r
 // --- bad files -----------------------------------------------------------------------------------
 
 TEST_CASE("GPT-2 loader: files that are not safetensors") {
-  CHECK(load_error({}) == "This file is not a safetensors file: it is empty (0 bytes). The download may have failed.");
+  CHECK(load_error({}) == "This file is not a safetensors file: it is empty (0 bytes): the download may have failed.");
   CHECK(has(load_error({1, 2, 3, 4, 5}), "only 5 bytes long"));
   {
     Bytes f = file_of("{}");
@@ -602,7 +602,7 @@ TEST_CASE("GPT-2 loader: files that are not safetensors") {
   {
     Bytes f(16, 0);
     f[4] = 1;  // 2^32
-    CHECK(has(load_error(f), "more than the format's limit of 100 MB"));
+    CHECK(has(load_error(f), "its first 8 bytes do not give the length of a safetensors header (the format allows up to 100 MB)"));
   }
   CHECK(has(load_error(Bytes(16, 0)), "header length of 0"));
   {
@@ -702,8 +702,14 @@ TEST_CASE("GPT-2 loader: a truncated file") {
   const st::Header h = st::parse(whole.data(), whole.size());
   const st::Tensor& fc = *h.find("h.1.mlp.c_fc.weight");
   const Bytes cut(whole.begin(), whole.begin() + std::ptrdiff_t(fc.begin) + 10);
-  CHECK(load_error(cut) == "The file ends at byte " + std::to_string(cut.size()) + " but tensor \"h.1.mlp.c_fc.weight\" needs bytes up to " +
-                               std::to_string(fc.end) + ": the download was probably cut short.");
+  // Positions in prose have separators: 12,345.
+  const auto separated = [](std::size_t v) {
+    std::string digits = std::to_string(v), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) out += (i > 0 && (digits.size() - i) % 3 == 0 ? "," : "") + std::string(1, digits[i]);
+    return out;
+  };
+  CHECK(load_error(cut) == "The file ends at byte " + separated(cut.size()) + " but tensor \"h.1.mlp.c_fc.weight\" needs bytes up to " +
+                               separated(fc.end) + ": the download was probably cut short.");
   // Cut inside the header: its length points past the end.
   CHECK(has(load_error(Bytes(whole.begin(), whole.begin() + 100)), "but the file ends 92 bytes after them"));
 }

@@ -34,7 +34,7 @@ export function toSource(source) {
 function headerLength(first8, size) {
   if (size < 8) throw new Error(`this file is not a safetensors file: it is ${size} bytes long, shorter than the 8 bytes that say how long its header is`);
   const length = Number(new DataView(first8.buffer, first8.byteOffset, 8).getBigUint64(0, true));
-  if (length > MAX_HEADER) throw new Error(`this file is not a safetensors file: its first 8 bytes give a header of ${length.toLocaleString('en-US')} bytes, more than the format's 100 MB`);
+  if (length > MAX_HEADER) throw new Error('this file is not a safetensors file: its first 8 bytes do not give the length of a safetensors header');
   if (8 + length > size) throw new Error(`this file is not a safetensors file, or it is cut short: its header should be ${length.toLocaleString('en-US')} bytes, but the file ends ${(size - 8).toLocaleString('en-US')} bytes after the length`);
   return length;
 }
@@ -132,9 +132,9 @@ function urlSource(url) {
       reader.cancel().catch(() => {});
       if (signal?.aborted) throw signal.reason;
       if (error instanceof Error && !(error instanceof TypeError)) throw error;
-      throw new Error(`could not read ${where}: the download stopped at byte ${at} (${error.message})`, { cause: error });
+      throw new Error(`could not read ${where}: the download stopped at byte ${at.toLocaleString('en-US')} (${error.message})`, { cause: error });
     }
-    if (expected !== undefined && at !== expected) throw new Error(`could not read ${where}: the download ended at byte ${at}, before byte ${expected}`);
+    if (expected !== undefined && at !== expected) throw new Error(`could not read ${where}: the download ended at byte ${at.toLocaleString('en-US')}, before byte ${expected.toLocaleString('en-US')}`);
   };
   return {
     async header(signal) {

@@ -118,7 +118,7 @@ export const sentence = (message) => {
 // The API's and the core's words for a file that breaks the format, before the reason.
 const NOT_SAFETENSORS = /^this file is not a safetensors file(, or it is cut short)?: /i;
 // Reasons that mean the file is of another kind altogether (its first bytes are no header).
-const OTHER_KIND = /more than the format|header length of 0|not a JSON object|not valid JSON/i;
+const OTHER_KIND = /do not give the length|more than the format|header length of 0|not a JSON object|not valid JSON/i;
 
 // A failed open, in the learner's words, with what to do next.
 export function openError(error, { url }) {
