@@ -167,11 +167,12 @@ def np_layer_norm(x, g, b):
     return (x - mean) / np.sqrt(var + EPS) * g + b
 
 
-def np_forward(w, heads, ids, ablate=(), parts=False):
+def np_forward(w, heads, ids, ablate=(), parts=False, last_only=False):
     """w: the file's tensors as float64, keys without prefix; ablate: [(layer, head, 'zero' | 'mean')],
     the heads' z columns set to 0 or to their mean over the positions. Returns (logits [n, V],
     [L][H][n][n]), and with parts also {residuals: [L][d] after each block at the last position,
-    embeddings, heads [L][H][d], mlps [L][d], biases [d]: each component's write at the last position}."""
+    embeddings, heads [L][H][d], mlps [L][d], biases [d]: each component's write at the last position}.
+    last_only: the logits of the last position alone ([1, V])."""
     n = len(ids)
     d = w["wte.weight"].shape[1]
     dh = d // heads
@@ -208,7 +209,7 @@ def np_forward(w, heads, ids, ablate=(), parts=False):
         written["residuals"].append(x[-1].copy())
         attentions.append(pattern)
         layer += 1
-    x = np_layer_norm(x, w["ln_f.weight"], w["ln_f.bias"])
+    x = np_layer_norm(x[-1:] if last_only else x, w["ln_f.weight"], w["ln_f.bias"])
     logits = np.einsum("nd,vd->nv", x, w["wte.weight"])
     return (logits, attentions, written) if parts else (logits, attentions)
 
@@ -532,12 +533,12 @@ def intervened(label, model, weights, heads, ids, ablate, token):
     """One run with heads ablated (or none), both ways: (attentions [L][H][n][n], next, lens, attribution)."""
     set_ablation(model, ablate)
     with torch.no_grad():
-        logits, attentions = model(torch.tensor(ids))
-    last = logits[-1].numpy()
+        logits, attentions = model(torch.tensor(ids), last_only=True)
+    last = logits.numpy()
     lens, attribution = torch_lens(model), torch_attribution(model, token, last[token])
     set_ablation(model, ())
     attentions = np.stack([a.numpy() for a in attentions])
-    np_logits, np_attentions, written = np_forward(weights, heads, ids, ablate, parts=True)
+    np_logits, np_attentions, written = np_forward(weights, heads, ids, ablate, parts=True, last_only=True)
     assert np.abs(attentions - np.stack(np_attentions)).max() < 1e-10, (label, "ablated attentions")
     assert (np.abs(last - np_logits[-1]) / np.maximum(1.0, np.abs(last))).max() < 1e-10, (label, "ablated logits")
     next_tokens = top_next(last)
@@ -588,7 +589,7 @@ def greedy(label, model, weights, heads, prompt, max_new, context, vocab):
             break
         with torch.no_grad():
             last = model(torch.tensor(ids), last_only=True)[0].numpy()
-        assert (np.abs(last - np_forward(weights, heads, ids)[0][-1]) / np.maximum(1.0, np.abs(last))).max() < 1e-10, label
+        assert (np.abs(last - np_forward(weights, heads, ids, last_only=True)[0][-1]) / np.maximum(1.0, np.abs(last))).max() < 1e-10, label
         order = np.argsort(-last, kind="stable")[:2]
         gaps.append(float(last[order[0]] - last[order[1]]))
         ids.append(int(order[0]))
