@@ -703,9 +703,12 @@ TEST_CASE("GPT-2 loader: a truncated file") {
   const st::Tensor& fc = *h.find("h.1.mlp.c_fc.weight");
   const Bytes cut(whole.begin(), whole.begin() + std::ptrdiff_t(fc.begin) + 10);
   // Positions in prose have separators: 12,345.
-  const auto separated = [](std::size_t v) {
+  const auto separated = [](std::uint64_t v) {
     std::string digits = std::to_string(v), out;
-    for (std::size_t i = 0; i < digits.size(); ++i) out += (i > 0 && (digits.size() - i) % 3 == 0 ? "," : "") + std::string(1, digits[i]);
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+      if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+      out.push_back(digits[i]);
+    }
     return out;
   };
   CHECK(load_error(cut) == "The file ends at byte " + separated(cut.size()) + " but tensor \"h.1.mlp.c_fc.weight\" needs bytes up to " +
