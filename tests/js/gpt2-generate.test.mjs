@@ -252,6 +252,41 @@ describe('GPT-2 generates text', { skip: !ready && 'build-fixtures/gpt2 is not m
     });
   }
 
+  // d64-f32 with ln_f's weight 0 and bias 1: the final LayerNorm passes only its bias, so every
+  // logit is the sum of a wte row, and wte[50256] set to 3 puts <|endoftext|> first everywhere.
+  it('generation stops at <|endoftext|>, which is then the last id, with the cache and without', async () => {
+    const bytes = Buffer.from(modelBytes('d64-f32'));
+    const headerLength = Number(bytes.readBigUInt64LE(0));
+    const header = JSON.parse(bytes.subarray(8, 8 + headerLength).toString('utf8'));
+    const floats = (name) => {
+      const [begin, end] = header[name].data_offsets;
+      return new Float32Array(bytes.buffer, bytes.byteOffset + 8 + headerLength + begin, (end - begin) / 4);
+    };
+    floats('ln_f.weight').fill(0);
+    floats('ln_f.bias').fill(1);
+    const d = header['wte.weight'].shape[1];
+    floats('wte.weight').subarray(END_OF_TEXT * d).fill(3);
+    const core = await loadGpt2Core(WASM, 'simd');
+    const flat = await openFlatGpt2({ core: async () => core }, new Uint8Array(bytes), { heads: 4 });
+    const attn = await loadAttention({ simd: true });
+    const model = await attn.openGpt2(new Uint8Array(bytes), { heads: 4 });
+    try {
+      const input = flat.input(SENTENCE, { endOfTextFirst: false });
+      for (const cache of [true, false]) {
+        const seen = [];
+        const result = await flat.generate(input, { maxNewTokens: 10, cache, onToken: (t) => seen.push(t) });
+        assert.deepEqual(result.ids, [END_OF_TEXT], `cache: ${cache}`);
+        assert.deepEqual(seen.map((t) => t.id), [END_OF_TEXT]);
+      }
+      const api = await model.generate(SENTENCE, { maxNewTokens: 10 });
+      assert.deepEqual(api.ids, [END_OF_TEXT]);
+      assert.deepEqual(api.tokens, ['<|endoftext|>']);
+    } finally {
+      flat.dispose();
+      model.dispose();
+    }
+  });
+
   // tiny-f32's vocabulary (96 tokens) has no <|endoftext|>: it stops only at the count or the context.
   it('a model whose vocabulary is smaller than GPT-2\'s generates within it', async () => {
     const core = await loadGpt2Core(WASM, 'simd');
