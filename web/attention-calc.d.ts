@@ -59,6 +59,8 @@ export interface AttentionCalcEventMap extends Omit<HTMLElementEventMap, 'error'
   'attention-change': CustomEvent<AttentionChangeDetail>;
   'error': CustomEvent<{ message: string }>;
   'attention-calc-resize': CustomEvent<{ width: number; height: number }>;
+  /** panels="gpt2": the learner's text for GPT-2 changed; lesson is true for the lesson's sentence as it comes. */
+  'attention-calc-gpt2-text': CustomEvent<{ text: string; endOfTextFirst: boolean; lesson: boolean }>;
 }
 
 /**
@@ -81,6 +83,10 @@ export interface AttentionCalcAttributes {
   theme?: 'auto' | 'light' | 'dark';
   loading?: 'lazy' | 'eager';
   'gpt2-src'?: string;
+  /** panels="gpt2": the text GPT-2 reads when the panel starts (a page's kept state). */
+  'gpt2-text'?: string;
+  /** panels="gpt2": "1" to start the text with <|endoftext|>. */
+  'gpt2-eot'?: '1' | '0';
   /** The URL of a copy of the package's dist/ folder to load the files from (a CDN's). */
   'base-url'?: string;
 }

@@ -58,6 +58,9 @@
  *               or Hugging Face's resolve URL), opened by Range requests when the gpt2 panel is
  *               first shown, with the config.json beside it when there is one; a later change
  *               opens the new URL.
+ *   gpt2-text   the text the gpt2 panel reads when it starts (a page's kept state; index.html
+ *               keeps it in its hash), and gpt2-eot="1" to start it with <|endoftext|>. Read
+ *               when the panel starts; the panel then says each new text in an event.
  *   loading     "lazy" (default: start within 300 px of the viewport) or "eager" (start at once,
  *               e.g. for a handout printed to PDF). Every widget also starts on beforeprint.
  *   Every attribute is at most 2,000 characters; longer text is refused with a message.
@@ -97,6 +100,10 @@
  *                            "Loading…"): detail = { width, height } in CSS pixels. A host that
  *                            measures its layout once (a slide deck) re-measures on it, e.g.
  *                            addEventListener('attention-calc-resize', () => Reveal.layout()).
+ *   @event attention-calc-gpt2-text  CustomEvent, bubbles and composed, when the learner's text
+ *                            in panels="gpt2" changes: detail = { text, endOfTextFirst, lesson },
+ *                            lesson true for the lesson's sentence as it comes. A page keeps
+ *                            the text with its state and gives it back as gpt2-text.
  *
  * Parts (style them with attention-calc::part(name)):
  *   formula, controls, inputs, masks, result (the weights and the output, beside the inputs

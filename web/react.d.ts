@@ -13,6 +13,7 @@ import type { AttentionCalcAttributes, AttentionCalcElement, AttentionCalcEventM
 export type AttentionCalcEventProps = {
   'onattention-change'?: (event: AttentionCalcEventMap['attention-change']) => void;
   'onattention-calc-resize'?: (event: AttentionCalcEventMap['attention-calc-resize']) => void;
+  'onattention-calc-gpt2-text'?: (event: AttentionCalcEventMap['attention-calc-gpt2-text']) => void;
   /** The element's error event (a CustomEvent with detail.message). */
   onerror?: (event: AttentionCalcEventMap['error']) => void;
 };

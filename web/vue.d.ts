@@ -11,6 +11,7 @@ import type { AttentionCalcAttributes, AttentionCalcEventMap } from './attention
 export type AttentionCalcVueProps = AttentionCalcAttributes & {
   'onAttention-change'?: (event: AttentionCalcEventMap['attention-change']) => void;
   'onAttention-calc-resize'?: (event: AttentionCalcEventMap['attention-calc-resize']) => void;
+  'onAttention-calc-gpt2-text'?: (event: AttentionCalcEventMap['attention-calc-gpt2-text']) => void;
   onError?: (event: AttentionCalcEventMap['error']) => void;
 };
 
