@@ -242,7 +242,7 @@ std::vector<attn::gpt2::AblatedHead> ablated_heads(const val& ablate) {
 
 // args: { ids: Int32Array, endOfTextFirst: ids[0] is the <|endoftext|> put first (for the
 //         messages), layers: [index] | undefined (every layer), ablate: [{ layer, head, mode }] |
-//         undefined, lens: boolean | undefined, attribute: token id | undefined }; the core checks
+//         undefined, lens: boolean | undefined, attribute: token id | 'top' | undefined }; the core checks
 //         the values
 // → { layers: [{ heads: [{ weights: Float32Array n×n | null, previousToken, firstToken, induction }] }],
 //     next: [{ id, token, probability }],
@@ -265,7 +265,12 @@ val gpt2_run(double handle, val args) {
     const val lens_arg = args["lens"];
     options.lens = !lens_arg.isUndefined() && lens_arg.as<bool>();
     const val attribute = args["attribute"];
-    if (!attribute.isUndefined()) options.attribute = whole_number<std::uint64_t>(attribute.as<double>(), "attribute");
+    if (attribute.isString()) {
+      options.attribute_top = attribute.as<std::string>() == "top";
+      if (!options.attribute_top) throw attn::Error("attribute must be a token id or 'top'");
+    } else if (!attribute.isUndefined()) {
+      options.attribute = whole_number<std::uint64_t>(attribute.as<double>(), "attribute");
+    }
     const attn::gpt2::RunResult r = attn::gpt2::run(m.weights, ids, options);
     const std::size_t n = r.tokens;
     val layers = val::array();

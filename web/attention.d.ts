@@ -552,8 +552,11 @@ export interface Gpt2RunOptions {
   ablate?: Gpt2AblatedHead[];
   /** The logit lens at the last position (run.lens). Default false. */
   lens?: boolean;
-  /** A token id (within the vocabulary): its logit's direct attribution (run.attribution). */
-  attribute?: number;
+  /**
+   * A token id (within the vocabulary), or 'top' for this run's likeliest next token (next[0]),
+   * found in the same pass: that token's logit's direct attribution (run.attribution).
+   */
+  attribute?: number | 'top';
 }
 
 export interface Gpt2Run {

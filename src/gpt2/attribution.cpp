@@ -1,6 +1,7 @@
 // Direct logit attribution (attribution.hpp): the sums behind each part, then the parts.
 #include "attribution.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "../kernels/matmul.hpp"
@@ -93,6 +94,33 @@ Attribution LogitAttribution::finish(const float* x_row, float logit) const {
 std::size_t LogitAttribution::bytes(const Config& c) {
   return sizeof(LogitAttribution) + c.d_model * sizeof(double) + 10 * c.d_model * sizeof(float) + (c.layers * (c.heads + 1)) * sizeof(Part) +
          sizeof(Attribution) + c.layers * (sizeof(std::vector<double>) + (c.heads + 1) * sizeof(double));
+}
+
+AttributionRows::AttributionRows(const Config& c)
+    : d_(c.d_model), embeddings_(c.d_model), heads_(c.layers * c.d_model), mlps_(c.layers * 4 * c.d_model) {}
+
+void AttributionRows::keep_embeddings(const float* x_row) { std::copy(x_row, x_row + d_, embeddings_.begin()); }
+
+void AttributionRows::keep_heads(std::size_t layer, const float* z_row) {
+  std::copy(z_row, z_row + d_, heads_.begin() + std::ptrdiff_t(layer * d_));
+}
+
+void AttributionRows::keep_mlp(std::size_t layer, const float* hidden_row) {
+  std::copy(hidden_row, hidden_row + 4 * d_, mlps_.begin() + std::ptrdiff_t(layer * 4 * d_));
+}
+
+Attribution AttributionRows::attribute(const Weights& weights, std::int32_t token, const float* x_row, float logit) const {
+  LogitAttribution a(weights, token);
+  a.add_embeddings(embeddings_.data());
+  for (std::size_t l = 0; l < weights.config.layers; ++l) {
+    a.add_heads(l, heads_.data() + l * d_);
+    a.add_mlp(l, mlps_.data() + l * 4 * d_);
+  }
+  return a.finish(x_row, logit);
+}
+
+std::size_t AttributionRows::bytes(const Config& c) {
+  return sizeof(AttributionRows) + (1 + 5 * c.layers) * c.d_model * sizeof(float);
 }
 
 }  // namespace attn::gpt2

@@ -56,4 +56,21 @@ class LogitAttribution {
   Part embeddings_, biases_;
 };
 
+// The last position's rows a run keeps for the attribution (the embeddings' write, each layer's
+// heads side by side before c_proj and its MLP's hidden layer), attributed once the token is
+// known: (1 + 5·layers)·d floats, 61 × 768 for GPT-2 small.
+class AttributionRows {
+ public:
+  explicit AttributionRows(const Config& config);  // a default Config: nothing kept
+  void keep_embeddings(const float* x_row);
+  void keep_heads(std::size_t layer, const float* z_row);
+  void keep_mlp(std::size_t layer, const float* hidden_row);
+  Attribution attribute(const Weights& weights, std::int32_t token, const float* x_row, float logit) const;
+  static std::size_t bytes(const Config& config);
+
+ private:
+  std::size_t d_;
+  std::vector<float> embeddings_, heads_, mlps_;
+};
+
 }  // namespace attn::gpt2

@@ -77,6 +77,15 @@ void ablate_heads(const std::vector<AblatedHead>& ablate, std::size_t layer, con
   }
 }
 
+// The likeliest token, the lower id first among equals (as top_tokens orders them).
+std::size_t likeliest(const float* logits, std::size_t vocab) {
+  std::size_t best = 0;
+  for (std::size_t t = 1; t < vocab; ++t) {
+    if (logits[t] > logits[best]) best = t;
+  }
+  return best;
+}
+
 // The five likeliest next tokens from act.logits (the lower id first among equals), with their
 // probabilities from a stable softmax over the whole vocabulary. Overwrites act.logits.
 std::vector<NextToken> top_tokens(std::size_t vocab, Activations& act) {
@@ -118,23 +127,25 @@ RunResult run(const Weights& w, const std::int32_t* ids, std::size_t n, const Ru
     for (HeadResult& h : result.layers[l]) h.weights.assign(n * n, 0.0f);
   }
   Activations act(run_layout(c, n));
-  std::optional<LogitAttribution> attribution;
-  if (options.attribute) attribution.emplace(w, std::int32_t(*options.attribute));
+  // The attribution's inputs, the last position's rows, are kept and attributed after the
+  // logits: so the token may be the run's own likeliest (attribute_top), found only at the end.
+  const bool attributed = options.attribute.has_value() || options.attribute_top;
+  AttributionRows rows(attributed ? c : Config{});
   float* x_last = act.x + (n - 1) * d;
   std::vector<float> lens_rows(options.lens ? (c.layers - 1) * d : 0);  // ln_f after each block but the last
 
   embed(w, ids, n, 0, act.x);
-  if (attribution) attribution->add_embeddings(x_last);
+  if (attributed) rows.keep_embeddings(x_last);
   for (std::size_t l = 0; l < c.layers; ++l) {
     const Block& b = w.blocks[l];
     layernorm_forward(act.x, b.ln1_weight, b.ln1_bias, act.a, n, d);
     attention_forward(b, c, l, ids, n, kept[l], result.layers[l], act);
     ablate_heads(options.ablate, l, c, n, act.z);
-    if (attribution) attribution->add_heads(l, act.z + (n - 1) * d);
+    if (attributed) rows.keep_heads(l, act.z + (n - 1) * d);
     residual(act.x, act.z, n, d, b.proj_weight.data(), b.proj_bias.data(), d, act);
     layernorm_forward(act.x, b.ln2_weight, b.ln2_bias, act.a, n, d);
     mlp_forward(b, n, d, act);
-    if (attribution) attribution->add_mlp(l, act.big + (n - 1) * 4 * d);
+    if (attributed) rows.keep_mlp(l, act.big + (n - 1) * 4 * d);
     residual(act.x, act.big, n, 4 * d, b.mlp_proj_weight.data(), b.mlp_proj_bias.data(), d, act);
     check_finite(act.x, n * d, "after layer " + std::to_string(l));
     if (options.lens && l + 1 < c.layers) {
@@ -142,7 +153,10 @@ RunResult run(const Weights& w, const std::int32_t* ids, std::size_t n, const Ru
     }
   }
   unembed(w, x_last, act);
-  if (attribution) result.attribution = attribution->finish(x_last, act.logits[*options.attribute]);
+  if (attributed) {
+    const std::size_t token = options.attribute ? std::size_t(*options.attribute) : likeliest(act.logits, c.vocab_size);
+    result.attribution = rows.attribute(w, std::int32_t(token), x_last, act.logits[token]);
+  }
   result.next = top_tokens(c.vocab_size, act);
   if (options.lens) {
     result.lens = lens_readout(w, lens_rows.data(), c.layers - 1);
@@ -156,7 +170,7 @@ std::size_t run_bytes(const Config& config, std::size_t n, std::size_t kept) {
   const std::size_t lens = lens_bytes(config);
   return run_layout(config, n).total() * sizeof(float) + kept * config.heads * n * n * sizeof(float) +
          config.layers * (per_layer + config.heads * per_head) + kTopTokens * sizeof(NextToken) + lens +
-         LogitAttribution::bytes(config);
+         LogitAttribution::bytes(config) + AttributionRows::bytes(config);
 }
 
 double run_flops(const Config& c, std::size_t n) {

@@ -62,6 +62,9 @@ struct RunOptions {
   bool lens = false;
   // Direct logit attribution to this token id (refused outside the vocabulary): RunResult::attribution.
   std::optional<std::uint64_t> attribute;
+  // Or to this run's likeliest next token (next[0]), known only once the logits are: the panel's
+  // default, in one pass. Refused together with attribute.
+  bool attribute_top = false;
 };
 
 struct NextToken {

@@ -75,6 +75,9 @@ void validate_interventions(const Config& c, const RunOptions& options) {
       }
     }
   }
+  if (options.attribute && options.attribute_top) {
+    throw Error("attribute names one token: a token id, or the likeliest next token, not both");
+  }
   if (options.attribute && *options.attribute >= c.vocab_size) {
     throw Error("attribute is token " + std::to_string(*options.attribute) + ", but this model's vocabulary has " +
                 grouped(std::uint64_t(c.vocab_size)) + " tokens, numbered 0 to " + grouped(std::uint64_t(c.vocab_size - 1)) +

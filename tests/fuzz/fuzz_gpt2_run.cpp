@@ -4,7 +4,7 @@
 // what to call; then each byte is a choice, out-of-range values included:
 //   run      n ids (some past the vocabulary), up to 5 ablated heads (layer and head up to one past
 //            the last, zero or mean, repeats possible), lens, a token to attribute (sometimes past
-//            the vocabulary);
+//            the vocabulary), the run's likeliest (attribute_top), or both, which is refused;
 //   decoder  a prompt, maxNewTokens (0 to 30), a temperature (0, 0.25 to 8, or −1, ∞, NaN), topK
 //            (0 to 60), a seed (sometimes past 2^32 − 1), the cache on or off.
 // Whatever the bytes: a refusal is an attn::Error exactly when an argument is out of range (the
@@ -105,9 +105,14 @@ void check_run(fuzz::Input& in, const attn::gpt2::Weights& w) {
     options.ablate.push_back(a);
   }
   options.lens = in.pick(2);
-  if (in.pick(2)) {
-    options.attribute = in.pick(std::uint8_t(c.vocab_size + 2));
-    valid &= *options.attribute < c.vocab_size;
+  switch (in.pick(4)) {  // none, a token id, the run's top, both (refused)
+    case 0: break;
+    case 3: options.attribute_top = true; valid = false; [[fallthrough]];
+    case 1:
+      options.attribute = in.pick(std::uint8_t(c.vocab_size + 2));
+      valid &= *options.attribute < c.vocab_size;
+      break;
+    default: options.attribute_top = true;
   }
   attn::gpt2::RunResult r;
   try {
@@ -128,9 +133,11 @@ void check_run(fuzz::Input& in, const attn::gpt2::Weights& w) {
   } else {
     FUZZ_CHECK(r.lens.empty(), "run()", "a lens not asked for");
   }
-  FUZZ_CHECK(r.attribution.has_value() == options.attribute.has_value(), "run()", "attribution asked ≠ given");
+  FUZZ_CHECK(r.attribution.has_value() == (options.attribute.has_value() || options.attribute_top), "run()",
+             "attribution asked ≠ given");
   if (r.attribution) {
     const auto& a = *r.attribution;
+    FUZZ_CHECK(!options.attribute_top || a.token == r.next[0].id, "run()", "attribute_top is not next[0]");
     double total = a.embeddings + a.biases;
     for (const auto& layer : a.heads) {
       for (double h : layer) total += h;

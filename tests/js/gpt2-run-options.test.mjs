@@ -116,6 +116,12 @@ describe('GPT-2 run() with ablate, lens and attribute', { skip: !ready && 'build
               assert.equal(a.mlps.length, layers);
               assert.ok(Math.abs(partsOf(a) - a.logit) <= 1e-3, `${c.name} token ${token}: the parts sum to ${partsOf(a)}, the logit is ${a.logit}`);
             }
+            // 'top' attributes next[0], in the same pass, with heads switched off or not.
+            for (const ablate of [[], [{ layer: 2, head: 1 }]]) {
+              const top = model.run(c.text, { endOfTextFirst: c.endOfTextFirst, attribute: 'top', ablate, layers: [] });
+              const named = model.run(c.text, { endOfTextFirst: c.endOfTextFirst, attribute: top.next[0].id, ablate, layers: [] });
+              assert.deepEqual(top.attribution, named.attribution, `${c.name}: 'top' is next[0]`);
+            }
             // The logits' order is next's: the top token's logit is the largest of the five.
             const logits = plain.next.map((t) => model.run(c.text, { endOfTextFirst: c.endOfTextFirst, attribute: t.id, layers: [] }).attribution.logit);
             assert.ok(logits.every((x, i) => i === 0 || x <= logits[i - 1] + 1e-5), `${c.name}: logits ${logits}`);
@@ -176,9 +182,9 @@ describe('GPT-2 run() with ablate, lens and attribute', { skip: !ready && 'build
           [{ ablate: [{ layer: 0, head: 0, mode: 'max' }] }, /^ablate holds layer 0 head 0 with mode "max": mode must be 'zero' or 'mean'$/],
           [{ lens: 'yes' }, /^lens must be true or false \(got "yes"\)$/],
           [{ attribute: 50257 }, /^attribute is token 50257, but this model's vocabulary has 50,257 tokens, numbered 0 to 50,256/],
-          [{ attribute: -1 }, /^attribute must be a token id, a whole number from 0 to 50,256 \(got -1\)$/],
+          [{ attribute: -1 }, /^attribute must be a token id, a whole number from 0 to 50,256, or 'top' \(got -1\)$/],
           [{ attribute: 2.5 }, /^attribute must be a token id/],
-          [{ attribute: ' mat' }, /^attribute must be a token id, a whole number from 0 to 50,256 \(got " mat"\)$/],
+          [{ attribute: ' mat' }, /^attribute must be a token id, a whole number from 0 to 50,256, or 'top' \(got " mat"\)$/],
           [{ get ablate() { throw new RangeError('no'); } }, /^ablate could not be read/],
         ];
         try {

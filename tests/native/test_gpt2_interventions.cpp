@@ -198,6 +198,27 @@ TEST_CASE("GPT-2's interventions on a tiny model: what holds whatever the weight
     CHECK(std::abs(total(*r.attribution) - r.attribution->logit) <= 1e-4);
   }
 
+  SUBCASE("attribute_top attributes the run's own next[0], as naming it does, with heads switched off too") {
+    for (const std::vector<attn::gpt2::AblatedHead>& ablate :
+         {std::vector<attn::gpt2::AblatedHead>{}, std::vector<attn::gpt2::AblatedHead>{{2, 1, Ablation::zero}, {1, 0, Ablation::mean}}}) {
+      RunOptions top;
+      top.ablate = ablate;
+      top.attribute_top = true;
+      const auto r = attn::gpt2::run(w, ids, top);
+      RunOptions named;
+      named.ablate = ablate;
+      named.attribute = std::uint64_t(r.next[0].id);
+      const auto want = attn::gpt2::run(w, ids, named);
+      REQUIRE(r.attribution.has_value());
+      CHECK(r.attribution->token == r.next[0].id);
+      CHECK(r.attribution->logit == want.attribution->logit);
+      CHECK(r.attribution->embeddings == want.attribution->embeddings);
+      CHECK(r.attribution->biases == want.attribution->biases);
+      CHECK(r.attribution->heads == want.attribution->heads);
+      CHECK(r.attribution->mlps == want.attribution->mlps);
+    }
+  }
+
   SUBCASE("mean ablation over one position changes nothing: the mean of one row is the row") {
     RunOptions options;
     options.ablate = {{0, 0, Ablation::mean}, {2, 3, Ablation::mean}};
@@ -223,6 +244,12 @@ TEST_CASE("GPT-2's interventions on a tiny model: what holds whatever the weight
     options.attribute = 60;
     CHECK_THROWS_WITH_AS(attn::gpt2::run(w, ids, options),
                          "attribute is token 60, but this model's vocabulary has 60 tokens, numbered 0 to 59.", attn::Error);
+    options.attribute = 3;
+    options.attribute_top = true;
+    CHECK_THROWS_WITH_AS(attn::gpt2::run(w, ids, options),
+                         "attribute names one token: a token id, or the likeliest next token, not both", attn::Error);
+    options.attribute.reset();
+    options.attribute_top = false;
     const auto again = attn::gpt2::run(w, ids);
     CHECK(again.next[0].id == plain.next[0].id);
     CHECK(again.next[0].probability == plain.next[0].probability);

@@ -64,7 +64,7 @@ export class FlatGpt2 {
    * The forward pass over input()'s tokens: the weights of `layers` (whole numbers; undefined:
    * every layer), each head's roles, the next tokens; with `ablate` ([{ layer, head, mode }], mode
    * 'zero' or 'mean', default 'zero') those heads switched off, with `lens` (a boolean) the logit
-   * lens, with `attribute` (a token id) its direct logit attribution. The forms are checked here
+   * lens, with `attribute` (a token id, or 'top': next[0]) its direct logit attribution. The forms are checked here
    * (the options may come from a message), the values by the core: the layers and heads, the
    * token, the context and how many weights one run returns.
    */
@@ -94,7 +94,7 @@ export class FlatGpt2 {
     };
     if (args.lens) result.lens = raw.lens.map((guesses) => guesses.map(tokenOf));
     if (args.attribute !== undefined) {
-      // The issue's shape: the token is the caller's own `attribute`.
+      // The token is the caller's own `attribute`, or next[0] for 'top'.
       const { heads, mlps, embeddings, biases, logit } = raw.attribution;
       result.attribution = { heads: heads.map((row) => [...row]), mlps: [...mlps], embeddings, biases, logit };
     }

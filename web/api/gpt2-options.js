@@ -53,12 +53,13 @@ export function ablateOf(ablate, config) {
 // options.lens: undefined (false) or a boolean.
 export const lensOf = (lens) => (lens === undefined ? false : toBoolean(lens, 'lens'));
 
-// options.attribute: undefined, or a token id whose logit is attributed. The core checks that
-// the vocabulary holds it.
+// options.attribute: undefined, a token id whose logit is attributed, or 'top': the run's own
+// likeliest next token (next[0]), found in the same pass. The core checks that the vocabulary
+// holds the id.
 export function attributeOf(attribute, config) {
-  if (attribute === undefined) return undefined;
+  if (attribute === undefined || attribute === 'top') return attribute;
   if (!Number.isSafeInteger(attribute) || attribute < 0) {
-    fail(`attribute must be a token id, a whole number from 0 to ${(config.vocabSize - 1).toLocaleString('en-US')} (got ${describe(attribute)})`);
+    fail(`attribute must be a token id, a whole number from 0 to ${(config.vocabSize - 1).toLocaleString('en-US')}, or 'top' (got ${describe(attribute)})`);
   }
   return attribute;
 }

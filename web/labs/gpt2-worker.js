@@ -127,20 +127,9 @@ function baseline(m, { text, endOfTextFirst }) {
 
 function run({ text, endOfTextFirst, layer, ablate, lens, attribute }) {
   const m = live();
-  let result;
-  let attributed = attribute ?? undefined;
-  if (attribute === 'top') {
-    // The likeliest next token is known only after the run: the last one's is tried first, and
-    // the run is made again only when the answer changed.
-    attributed = runs.last?.model === m ? runs.last.result.next[0]?.id : undefined;
-    result = runOnce(m, { text, endOfTextFirst, layer, ablate, lens, attribute: attributed });
-    if (result.next[0] && result.next[0].id !== attributed) {
-      attributed = result.next[0].id;
-      result = runOnce(m, { text, endOfTextFirst, layer, ablate, lens, attribute: attributed });
-    }
-  } else {
-    result = runOnce(m, { text, endOfTextFirst, layer, ablate, lens, attribute: attributed });
-  }
+  // 'top' attributes the run's own likeliest next token, in the same pass.
+  const result = runOnce(m, { text, endOfTextFirst, layer, ablate, lens, attribute: attribute ?? undefined });
+  const attributed = attribute === 'top' ? result.next[0]?.id : attribute;
   const baseNext = ablate?.length ? baseline(m, { text, endOfTextFirst }) : undefined;
   const shown = withWeights(result, layer);
   return {
