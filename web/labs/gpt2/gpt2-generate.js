@@ -30,7 +30,7 @@ export class GenerateView {
     this.steps = h('ol', { class: 'gpt2-gen-steps', 'aria-label': 'Each new token, its probability, its time and the cache after it' });
     this.element = h('div', { class: 'gpt2-generate' },
       h('div', { class: 'control-row' }, this.countBox, this.temperatureBox, this.topKBox, this.seedBox),
-      h('p', { class: 'hint', text: 'Temperature 0 is greedy: the likeliest token each time. Above 0 the token is drawn from the top-K of softmax(logits / temperature) with a seeded generator: the same seed gives the same text.' }),
+      h('p', { class: 'hint', text: 'Temperature 0 is greedy: the likeliest token each time. Above 0 the token is drawn from the top-K of softmax(logits / temperature) with a seeded generator: the same seed gives the same text. Generation runs the whole model: a head switched off above is on again here.' }),
       h('div', { class: 'control-row' }, this.goButton, this.plainButton, this.stopButton),
       this.said, this.out, this.steps);
     this.timings = { true: null, false: null }; // ms per token with and without the cache
