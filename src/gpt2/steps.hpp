@@ -76,6 +76,7 @@ inline void check_finite(const float* x, std::size_t count, const std::string& w
 // c += a·w, with a n×k (row stride k) and w [k, p] row-major (a Conv1D weight, read in place).
 inline void add_product(const float* a, std::size_t n, std::size_t k, const float* w, std::size_t p, float* c,
                         Activations& act) {
+  if (n == 1) return kernels::matvec_add(a, w, p, c, k, p);  // a decoding step: w streams once
   kernels::pack_rows(a, k, n, k, act.packed);
   kernels::matmul_packed_ab_add_blocked(act.packed, w, p, c, p, n, k, p, act.block);
 }

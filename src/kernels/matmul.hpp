@@ -381,4 +381,45 @@ inline void matmul_packed_ab_add_blocked(const float* packed, const float* b, st
 #endif
 }
 
+// c (p floats) += a (k floats) · B (k×p, stride ldb): one row times a weight matrix, a decoding
+// step's products. B's rows are read in order, four at a time, each exactly once and straight
+// from memory: at one row of A there is nothing to reuse, so the blocked kernel's copy of each
+// block into the cache (and its walk down the copy) would only add work to a product that the
+// memory's speed bounds. c, at most a few KB, stays in L1 across the four rows.
+inline void matvec_add(const float* a, const float* b, std::size_t ldb, float* c, std::size_t k, std::size_t p) {
+  assert(k != 0 && p != 0);
+#if ATTN_SIMD
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t L = batch::size;
+  const std::size_t p_vec = p - p % L;
+  std::size_t t = 0;
+  for (; t + 4 <= k; t += 4) {
+    const float* b0 = b + t * ldb;
+    const float* b1 = b0 + ldb;
+    const float* b2 = b1 + ldb;
+    const float* b3 = b2 + ldb;
+    const batch a0(a[t]), a1(a[t + 1]), a2(a[t + 2]), a3(a[t + 3]);
+    for (std::size_t j = 0; j < p_vec; j += L) {
+      batch acc = batch::load_unaligned(c + j);
+      acc = xsimd::fma(a0, batch::load_unaligned(b0 + j), acc);
+      acc = xsimd::fma(a1, batch::load_unaligned(b1 + j), acc);
+      acc = xsimd::fma(a2, batch::load_unaligned(b2 + j), acc);
+      acc = xsimd::fma(a3, batch::load_unaligned(b3 + j), acc);
+      acc.store_unaligned(c + j);
+    }
+    for (std::size_t j = p_vec; j < p; ++j) c[j] += a[t] * b0[j] + a[t + 1] * b1[j] + a[t + 2] * b2[j] + a[t + 3] * b3[j];
+  }
+  for (; t < k; ++t) {
+    const float* bt = b + t * ldb;
+    const batch at(a[t]);
+    for (std::size_t j = 0; j < p_vec; j += L) {
+      xsimd::fma(at, batch::load_unaligned(bt + j), batch::load_unaligned(c + j)).store_unaligned(c + j);
+    }
+    for (std::size_t j = p_vec; j < p; ++j) c[j] += a[t] * bt[j];
+  }
+#else
+  reference::matmul_ab_ref(a, k, b, ldb, c, p, 1, k, p, reference::Store::add);
+#endif
+}
+
 }  // namespace attn::kernels

@@ -186,6 +186,32 @@ TEST_CASE("gelu_tanh at its extremes: zero, huge, infinite and NaN inputs, in ev
   CHECK(mismatch(v, w, 3, [](std::size_t) { return 1e-6; }).empty());
 }
 
+TEST_CASE("matvec_add adds one row times B against the float64 reference, over four-row steps and tails") {
+  ATTN_SEEDED_RANDOM(rng, 2604);
+  for (std::size_t k : {1, 3, 4, 5, 8, 63, 768}) {
+    for (std::size_t p : {1, 3, 4, 5, 17, 64, 769, 3072}) {
+      CAPTURE(k);
+      CAPTURE(p);
+      const std::size_t ldb = p + 5;
+      std::vector<float> a(k), b(k * ldb, kNaN), c(p + 4, kNaN);
+      for (float& v : a) v = rng.uniform();
+      for (std::size_t t = 0; t < k; ++t) {
+        for (std::size_t j = 0; j < p; ++j) b[t * ldb + j] = rng.uniform();
+      }
+      for (std::size_t j = 0; j < p; ++j) c[j] = rng.uniform();
+      std::vector<float> want = c;
+      attn::reference::matmul_ab_ref(a.data(), k, b.data(), ldb, want.data(), p, 1, k, p, attn::reference::Store::add);
+      attn::kernels::matvec_add(a.data(), b.data(), ldb, c.data(), k, p);
+      bool tail_untouched = true;
+      for (std::size_t j = p; j < c.size(); ++j) tail_untouched = tail_untouched && std::isnan(c[j]);
+      CHECK(tail_untouched);
+      const double bound = 2.0 * double(k + 1) * kEps;  // as the blocked product's
+      const std::string where = mismatch(c.data(), want.data(), p, [&](std::size_t) { return bound; });
+      CHECK_MESSAGE(where.empty(), where);
+    }
+  }
+}
+
 TEST_CASE("matmul_packed_ab_add_blocked adds A·B for A packed, across block edges and row tails") {
   ATTN_SEEDED_RANDOM(rng, 2603);
   using attn::kernels::kWeightBlockCols;
