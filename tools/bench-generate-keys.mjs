@@ -4,6 +4,8 @@
 //   node tools/bench-generate-keys.mjs          (dist/, the page as a learner gets it; 3 rounds)
 //   node tools/bench-generate-keys.mjs --quick  (1 round of 12 keys per condition: a smoke run)
 //   node tools/bench-generate-keys.mjs --web    (web/, the source modules, instead of dist/)
+//   node tools/bench-generate-keys.mjs --trace DIR  (also a Chromium trace of each condition's
+//        first round, DIR/<condition>.json, to open in DevTools; tracing slows the page a little)
 // How: index.html served on localhost (tools/serve.mjs), in Debian's Chromium through
 // playwright-core (tests/browser/chromium.mjs), at 1280 × 800. The GPT-2-small-shaped file
 // (build-fixtures/gpt2-small-shaped/model.safetensors, 548 MB of random weights in GPT-2 small's
@@ -24,14 +26,17 @@
 // by keeping the last good result) or the same number ('2' → '2.' → '2.0'). It is counted
 // apart, not timed. The browser's own Event Timing (keydown to next paint, 8 ms steps, reported
 // from 16 ms) is printed beside it, and long animation frames (the Long Animation Frames API:
-// what held the page's thread) are summed per condition, to say where the time went.
+// what held the page's thread) are summed per condition, and so is the processor time of GPT-2's
+// worker, the page's thread, the rest of Chromium and every other process on the machine
+// (tools/bench/cpu-use.mjs), to say where the time went.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { launchChromium, openPage } from '../tests/browser/chromium.mjs';
+import { coresBetween, cpuSnapshot } from './bench/cpu-use.mjs';
 import { describeProcessor, processorRecord } from './bench/processor.mjs';
 import { startServer } from './serve.mjs';
 
@@ -41,14 +46,16 @@ const WEB = process.argv.includes('--web');
 const ROUNDS = QUICK ? 1 : 3;
 const KEYS_PER_ROUND = QUICK ? 12 : 15; // per condition: 45 keys each in a full run
 const SEED = Number(process.env.BENCH_SEED ?? 38);
+const TRACE = process.argv.includes('--trace') ? process.argv[process.argv.indexOf('--trace') + 1] : null;
+const TRACE_CATEGORIES = ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing', 'v8.execute', 'cc', 'viz'];
 const BUDGET_MS = 50;
 const MODEL = join(ROOT, 'build-fixtures', 'gpt2-small-shaped', 'model.safetensors');
 const PANEL = 'Exercise 4: look inside GPT-2';
 const CELL = 'Q row 1 column 2';
 const CONDITIONS = [
-  { name: 'baseline (the worker idle)', button: null },
-  { name: 'while generating with the KV cache', button: 'Generate' },
-  { name: 'while generating without the cache', button: 'Generate without the cache' },
+  { name: 'baseline (the worker idle)', button: null, file: 'baseline' },
+  { name: 'while generating with the KV cache', button: 'Generate', file: 'with-cache' },
+  { name: 'while generating without the cache', button: 'Generate without the cache', file: 'without-cache' },
 ];
 
 // --- the keys --------------------------------------------------------------------------------
@@ -213,6 +220,12 @@ function report(condition, blocks) {
   const top = [...byScript].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([name, total]) => `${name} ${total.toFixed(0)} ms`);
   const rendering = frames.reduce((sum, f) => sum + f.render, 0);
   console.log(`  long animation frames (≥ 50 ms) while typing: ${frames.length}, ${busy.toFixed(0)} ms of ${typingMs.toFixed(0)} ms (longest ${ms(frames.length ? Math.max(...frames.map((f) => f.duration)) : 0)}; style, layout and paint ${rendering.toFixed(0)} ms of them)${top.length ? `; scripts in them: ${top.join(', ')}` : ''}`);
+  // Processor time while typing, weighted by each block's length.
+  if (blocks.every((b) => b.cores)) {
+    const share = (key) => blocks.reduce((sum, b) => sum + b.cores[key] * b.typingMs, 0) / typingMs;
+    const parts = { 'dedicated workers (GPT-2\'s)': 'workers', 'the pages\' main threads': 'pageMains', 'the rest of Chromium': 'browserRest', 'this Node process (Playwright)': 'self', 'other processes on the machine': 'others' };
+    console.log(`  processor time while typing, in cores (of ${processorRecord().cores}): ${Object.entries(parts).map(([name, key]) => `${name} ${share(key).toFixed(2)}`).join(', ')}`);
+  }
   const generation = blocks.map((b) => b.generation).filter(Boolean);
   if (generation.length) {
     const tokenMs = generation.flatMap((g) => g.ms);
@@ -269,12 +282,18 @@ try {
       await cell.fill('1');
       await cell.press('End');
       await page.waitForTimeout(400);
+      const tracing = TRACE && round === 0;
+      if (tracing) {
+        mkdirSync(TRACE, { recursive: true });
+        await browser.startTracing(page, { path: join(TRACE, `${condition.file}.json`), categories: TRACE_CATEGORIES });
+      }
       await page.evaluate(() => { window.keyProbe.recording = true; });
       if (condition.button) {
         await page.evaluate((label) => window.keyProbe.generate(label), condition.button);
         await page.waitForTimeout(300); // the worker at work: the prompt read, the first token on its way
       }
       let text = '1';
+      const cpuBefore = cpuSnapshot();
       const started = performance.now();
       let due = started;
       for (let k = 0; k < KEYS_PER_ROUND; k++) {
@@ -286,9 +305,11 @@ try {
         if (wait > 0) await page.waitForTimeout(wait);
       }
       const typingMs = performance.now() - started;
+      const cores = coresBetween(cpuBefore, cpuSnapshot(), typingMs);
       if (condition.button) await page.evaluate(() => window.keyProbe.generation.end());
       await page.evaluate(() => { window.keyProbe.recording = false; });
-      blocks[c].push({ ...(await page.evaluate(() => window.keyProbe.take())), typingMs });
+      if (tracing) await browser.stopTracing();
+      blocks[c].push({ ...(await page.evaluate(() => window.keyProbe.take())), typingMs, cores });
     }
   }
 
