@@ -1,11 +1,12 @@
-// The GPT-2 benchmark of `npm run bench` (issue 26): GPT-2 small's shape (12 layers, 12 heads,
-// d 768, vocabulary 50,257; random weights from tools/make_gpt2_fixtures.py) opened and run through
-// attention.js's openGpt2 in wasm SIMD under Node, against onnxruntime-web (1 thread, its wasm
-// backend) running the ONNX export of the same weights and PyTorch on one thread
+// The GPT-2 benchmark of `npm run bench` (issues 26 and 38): GPT-2 small's shape (12 layers, 12
+// heads, d 768, vocabulary 50,257; random weights from tools/make_gpt2_fixtures.py) opened and run
+// through attention.js's openGpt2 in wasm SIMD under Node, against onnxruntime-web (1 thread, its
+// wasm backend) running the ONNX export of the same weights and PyTorch on one thread
 // (tools/bench/torch_gpt2.py, reading the same file), in one Node process.
 //   node tools/bench-gpt2.mjs            (npm run bench runs it after tools/bench.mjs)
 //   node tools/bench-gpt2.mjs --quick    (3 rounds, no PyTorch at 256 tokens: a smoke run)
 //   node tools/bench-gpt2.mjs --no-torch
+//   node tools/bench-gpt2.mjs --decode-only   (issue 38's part alone, below; with --quick too)
 // Rounds: 9 at 10 tokens (PyTorch in the first 5), 5 at 64, 5 at 256 (PyTorch in the first 3).
 // It prints figures; it is not a test and asserts no speed. Every comparison is measured in rounds
 // taken in turns (one round of each side, then the next round of each, each round starting with
@@ -14,6 +15,17 @@
 // Work: src/gpt2/forward.cpp's run_flops, the project's own count, for every side:
 //   layers · (2·n·12·d² + 2·d·n·(n+1)) + 2·vocab·d
 // (the four products of each block, QKᵀ and P·V over the causal half, the last row's logits).
+// Then issue 38's part (tools/bench/gpt2-decode.mjs), 5 rounds in turns (3 with --quick):
+// - decoding, ms per new token at 64 and 256 tokens of context: model.generate (the core's KV
+//   cache) against model.run of the whole text each step, against onnxruntime-web running
+//   model-decode.onnx (the past-key-values graph of the same weights, tools/bench/onnx_gpt2_decode.py,
+//   made beside model.onnx when missing) and beside the read bandwidth over 500 MB of the wasm
+//   SIMD build (build-wasm/bench/attn_bench_gpt2.js --only bandwidth); it prints the cache vs
+//   re-running, ours vs onnxruntime-web and decoding's weight stream (498 MB a token) as a % of
+//   the bandwidth, after a sanity line: onnxruntime's greedy ids from its cache against the core's;
+// - a head switched off at the lesson's 10 tokens: run() with ablate, then with the lens and an
+//   attribution too, against the plain run;
+// and issue 38's goals, met or not.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, openAsBlob, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
