@@ -30,6 +30,10 @@ Gemm kernels prepack a constant weight for MLAS alike). gemm and matmul-t are wi
 spread of each other; gemm is kept, as it is also the smaller file (498 MB, not 652). All four
 gave the same greedy ids. (K and V as one concatenated tensor per layer was not tried: attention
 reads 19 MB of cache a token at 256 tokens against 498 MB of weights, so its layout barely counts.)
+Nor were the contrib attention ops (MultiHeadAttention, or GroupQueryAttention with a cache shared
+between past and present): through onnxruntime-web's JS API every run copies its inputs into the
+wasm heap and its outputs out, so the cache crosses twice a step whatever op reads it (about 38 MB
+a step at 256 tokens; part of why a step there is slower than at 64, where the core's is not).
 """
 import argparse
 import os
