@@ -1,11 +1,12 @@
-// The GPT-2 benchmark of `npm run bench` (issue 26): GPT-2 small's shape (12 layers, 12 heads,
-// d 768, vocabulary 50,257; random weights from tools/make_gpt2_fixtures.py) opened and run through
-// attention.js's openGpt2 in wasm SIMD under Node, against onnxruntime-web (1 thread, its wasm
-// backend) running the ONNX export of the same weights and PyTorch on one thread
+// The GPT-2 benchmark of `npm run bench` (issues 26 and 38): GPT-2 small's shape (12 layers, 12
+// heads, d 768, vocabulary 50,257; random weights from tools/make_gpt2_fixtures.py) opened and run
+// through attention.js's openGpt2 in wasm SIMD under Node, against onnxruntime-web (1 thread, its
+// wasm backend) running the ONNX export of the same weights and PyTorch on one thread
 // (tools/bench/torch_gpt2.py, reading the same file), in one Node process.
 //   node tools/bench-gpt2.mjs            (npm run bench runs it after tools/bench.mjs)
 //   node tools/bench-gpt2.mjs --quick    (3 rounds, no PyTorch at 256 tokens: a smoke run)
 //   node tools/bench-gpt2.mjs --no-torch
+//   node tools/bench-gpt2.mjs --decode-only   (issue 38's part alone, below; with --quick too)
 // Rounds: 9 at 10 tokens (PyTorch in the first 5), 5 at 64, 5 at 256 (PyTorch in the first 3).
 // It prints figures; it is not a test and asserts no speed. Every comparison is measured in rounds
 // taken in turns (one round of each side, then the next round of each, each round starting with
@@ -14,6 +15,17 @@
 // Work: src/gpt2/forward.cpp's run_flops, the project's own count, for every side:
 //   layers · (2·n·12·d² + 2·d·n·(n+1)) + 2·vocab·d
 // (the four products of each block, QKᵀ and P·V over the causal half, the last row's logits).
+// Then issue 38's part (tools/bench/gpt2-decode.mjs), 5 rounds in turns (3 with --quick):
+// - decoding, ms per new token at 64 and 256 tokens of context: model.generate (the core's KV
+//   cache) against model.run of the whole text each step, against onnxruntime-web running
+//   model-decode.onnx (the past-key-values graph of the same weights, tools/bench/onnx_gpt2_decode.py,
+//   made beside model.onnx when missing) and beside the read bandwidth over 500 MB of the wasm
+//   SIMD build (build-wasm/bench/attn_bench_gpt2.js --only bandwidth); it prints the cache vs
+//   re-running, ours vs onnxruntime-web and decoding's weight stream (498 MB a token) as a % of
+//   the bandwidth, after a sanity line: onnxruntime's greedy ids from its cache against the core's;
+// - a head switched off at the lesson's 10 tokens: run() with ablate, then with the lens and an
+//   attribution too, against the plain run;
+// and issue 38's goals, met or not.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, openAsBlob, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,11 +35,13 @@ import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-web';
 
 import { loadAttention } from '../web/attention.js';
+import { decodePart, ensureDecodeGraph } from './bench/gpt2-decode.mjs';
 import { describeProcessor, processorRecord } from './bench/processor.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const QUICK = process.argv.includes('--quick');
-const TORCH = !process.argv.includes('--no-torch');
+const DECODE_ONLY = process.argv.includes('--decode-only');
+const TORCH = !process.argv.includes('--no-torch') && !DECODE_ONLY;
 const ROUNDS = QUICK ? 3 : 5;
 // The sentence's rounds are short (a few calls of each side), so it takes more of them.
 const roundsAt = (n) => (QUICK ? 3 : n <= 10 ? 9 : ROUNDS);
@@ -35,6 +49,7 @@ const MIN_ROUND_MS = QUICK ? 100 : 250;
 const DIR = join(ROOT, 'build-fixtures', 'gpt2-small-shaped');
 const MODEL = join(DIR, 'model.safetensors');
 const ONNX = join(DIR, 'model.onnx');
+const ONNX_DECODE = join(DIR, 'model-decode.onnx');
 const SENTENCE = 'The cat sat on the mat because it was tired';
 const SIZES = [10, 64, 256];
 // The rows of the forward pass keep no layer's attention weights (layers: []): the next tokens
@@ -128,10 +143,11 @@ function ensureFixtures() {
     console.log('making the GPT-2-small-shaped file (random weights, once; about 5 s)…');
     execFileSync(python, [script, '--small-shaped', MODEL, '--no-reference'], { stdio: 'inherit' });
   }
-  if (!existsSync(ONNX)) {
+  if (!existsSync(ONNX) && !DECODE_ONLY) {
     console.log('exporting it to ONNX (once; about a minute and 3 GB of memory)…');
     execFileSync(python, [script, '--onnx', ONNX], { stdio: 'inherit' });
   }
+  ensureDecodeGraph(ROOT, python, ONNX_DECODE, MODEL);
 }
 
 // The PyTorch worker (tools/bench/torch_gpt2.py): null when PyTorch is missing or not wanted.
@@ -184,6 +200,21 @@ async function main() {
   ort.env.logLevel = 'error';
   const ortVersion = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'onnxruntime-web', 'package.json'), 'utf8')).version;
   const torch = await startTorch();
+  const mark = (ok) => (ok ? 'met' : 'NOT met');
+  const printGoals = (title, goals) => {
+    console.log(title);
+    for (const [what, target, value, show, ok] of goals) console.log(`  ${what.padEnd(62)} ${target.padEnd(24)} ${show(value).padStart(8)}  ${mark(ok(value))}`);
+  };
+  const decoding = async (model) => decodePart({
+    root: ROOT, model, ort, ortVersion, onnxPath: ONNX_DECODE, processor, cpu, quick: QUICK, textOf, sentence: SENTENCE,
+  });
+  if (DECODE_ONLY) {
+    const model = await attn.openGpt2(await openAsBlob(MODEL));
+    const goals = await decoding(model);
+    model.dispose();
+    printGoals(`issue 38's goals, on ${cpu}`, goals);
+    return;
+  }
   console.log(`attention-calc: wasm SIMD (web/wasm/gpt2-simd.wasm) through attn.openGpt2 and model.run`);
   console.log(`onnxruntime-web ${ortVersion}: wasm backend, 1 thread, graphOptimizationLevel 'all', the ONNX export of the same weights (only logits fetched)`);
   console.log(torch.skipped ? `PyTorch: skipped (${torch.skipped})` : `PyTorch ${torch.torch} on ${torch.blas}, float32, ${torch.threads} thread, the same file; timed inside its process`);
@@ -269,12 +300,12 @@ async function main() {
     console.log();
   }
   torch.stop?.();
+  await session.release(); // onnxruntime's heap then holds only the decode graph
+  const decodeGoals = await decoding(model);
   model.dispose();
-  await session.release();
 
   const peak = peakOf(Math.min(...peakRounds));
   const at = (n) => rows.find((r) => r.n === n);
-  const mark = (ok) => (ok ? 'met' : 'NOT met');
   const goals = [
     ...[10, 64].map((n) => [`ours vs onnxruntime-web at ${n} tokens`, '≥ 1.25×', at(n).ratio.median, (x) => `${x.toFixed(2)}×`, (x) => x >= 1.25]),
     ['ours vs onnxruntime-web at 256 tokens', '≥ 1.1×', at(256).ratio.median, (x) => `${x.toFixed(2)}×`, (x) => x >= 1.1],
@@ -283,8 +314,8 @@ async function main() {
     ['the sentence through all 12 layers, layers: []', '< 100 ms', at(10).ours.ms.median, (x) => `${x.toFixed(1)} ms`, (x) => x < 100],
     ['top 5 next tokens on the sentence agree with onnxruntime-web', 'same ids, p within 1e-3', top5Ok ? 1 : 0, (x) => (x ? 'yes' : 'no'), (x) => x === 1],
   ];
-  console.log(`issue 26's goals, on ${cpu}; the run's fastest peak-loop round: ${peak.toFixed(1)} GFLOP/s`);
-  for (const [what, target, value, show, ok] of goals) console.log(`  ${what.padEnd(62)} ${target.padEnd(24)} ${show(value).padStart(8)}  ${mark(ok(value))}`);
+  printGoals(`issue 26's goals, on ${cpu}; the run's fastest peak-loop round: ${peak.toFixed(1)} GFLOP/s`, goals);
+  printGoals(`issue 38's goals, on ${cpu}`, decodeGoals);
   console.log(`(ratios and % of peak: medians of per-round figures, each round beside the other sides; the machine may be shared: compare ratios, not ms, across runs)`);
 }
 
