@@ -76,10 +76,10 @@ std::optional<DecodedToken> Decoder::step() {
   if (finished_) return std::nullopt;
   if (read_ < ids_.size()) read(options_.cache ? read_ : 0);  // without the cache: the whole text again
   const std::int32_t id = choose();
-  // The chosen token's probability under the model's own softmax (temperature 1), in double.
+  // The chosen token's probability under the model's own softmax (temperature 1), its sum taken
+  // as run()'s next tokens take it (the SIMD exp kernel; act_.logits is free until the next read).
   const float mx = *std::max_element(logits_.begin(), logits_.end());
-  double sum = 0.0;
-  for (float l : logits_) sum += std::exp(double(l) - double(mx));
+  const double sum = double(kernels::exp_minus_max_sum(logits_.data(), mx, act_.logits, logits_.size()));
   const float probability = float(std::exp(double(logits_[std::size_t(id)]) - double(mx)) / sum);
   ids_.push_back(id);
   const bool end_of_text = id == kEndOfText && w_.config.vocab_size > std::size_t(kEndOfText);

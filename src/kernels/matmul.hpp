@@ -3,6 +3,7 @@
 // Raw pointers, sizes and row strides in; no allocation. The scalar reference of each sits in
 // reference/matmul_ref.hpp with the same signature.
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cstddef>
 
@@ -382,10 +383,10 @@ inline void matmul_packed_ab_add_blocked(const float* packed, const float* b, st
 }
 
 // c (p floats) += a (k floats) · B (k×p, stride ldb): one row times a weight matrix, a decoding
-// step's products. B's rows are read in order, four at a time, each exactly once and straight
+// step's products. B's rows are read in order, eight at a time, each exactly once and straight
 // from memory: at one row of A there is nothing to reuse, so the blocked kernel's copy of each
 // block into the cache (and its walk down the copy) would only add work to a product that the
-// memory's speed bounds. c, at most a few KB, stays in L1 across the four rows.
+// memory's speed bounds. c, at most a few KB, stays in L1 across the eight rows.
 inline void matvec_add(const float* a, const float* b, std::size_t ldb, float* c, std::size_t k, std::size_t p) {
   assert(k != 0 && p != 0);
 #if ATTN_SIMD
@@ -393,21 +394,29 @@ inline void matvec_add(const float* a, const float* b, std::size_t ldb, float* c
   constexpr std::size_t L = batch::size;
   const std::size_t p_vec = p - p % L;
   std::size_t t = 0;
-  for (; t + 4 <= k; t += 4) {
-    const float* b0 = b + t * ldb;
-    const float* b1 = b0 + ldb;
-    const float* b2 = b1 + ldb;
-    const float* b3 = b2 + ldb;
+  // Eight rows a step: eight streams from memory in flight, and c loaded and stored once for
+  // eight multiply-adds.
+  for (; t + 8 <= k; t += 8) {
+    const float* r = b + t * ldb;
     const batch a0(a[t]), a1(a[t + 1]), a2(a[t + 2]), a3(a[t + 3]);
+    const batch a4(a[t + 4]), a5(a[t + 5]), a6(a[t + 6]), a7(a[t + 7]);
     for (std::size_t j = 0; j < p_vec; j += L) {
       batch acc = batch::load_unaligned(c + j);
-      acc = xsimd::fma(a0, batch::load_unaligned(b0 + j), acc);
-      acc = xsimd::fma(a1, batch::load_unaligned(b1 + j), acc);
-      acc = xsimd::fma(a2, batch::load_unaligned(b2 + j), acc);
-      acc = xsimd::fma(a3, batch::load_unaligned(b3 + j), acc);
+      acc = xsimd::fma(a0, batch::load_unaligned(r + j), acc);
+      acc = xsimd::fma(a1, batch::load_unaligned(r + ldb + j), acc);
+      acc = xsimd::fma(a2, batch::load_unaligned(r + 2 * ldb + j), acc);
+      acc = xsimd::fma(a3, batch::load_unaligned(r + 3 * ldb + j), acc);
+      acc = xsimd::fma(a4, batch::load_unaligned(r + 4 * ldb + j), acc);
+      acc = xsimd::fma(a5, batch::load_unaligned(r + 5 * ldb + j), acc);
+      acc = xsimd::fma(a6, batch::load_unaligned(r + 6 * ldb + j), acc);
+      acc = xsimd::fma(a7, batch::load_unaligned(r + 7 * ldb + j), acc);
       acc.store_unaligned(c + j);
     }
-    for (std::size_t j = p_vec; j < p; ++j) c[j] += a[t] * b0[j] + a[t + 1] * b1[j] + a[t + 2] * b2[j] + a[t + 3] * b3[j];
+    for (std::size_t j = p_vec; j < p; ++j) {
+      float sum = c[j];
+      for (std::size_t q = 0; q < 8; ++q) sum += a[t + q] * r[q * ldb + j];
+      c[j] = sum;
+    }
   }
   for (; t < k; ++t) {
     const float* bt = b + t * ldb;
@@ -419,6 +428,37 @@ inline void matvec_add(const float* a, const float* b, std::size_t ldb, float* c
   }
 #else
   reference::matmul_ab_ref(a, k, b, ldb, c, p, 1, k, p, reference::Store::add);
+#endif
+}
+
+// c[j] = a · B[j] for the m rows of B (d floats each, stride ldb): one row against many, the
+// unembedding of a decoding step (50,257 rows of wte). matmul_abt with one row of A, but eight
+// rows of B a step, so that more of the 154 MB stream is in flight and each load of a serves
+// eight of them; each c[j] is summed exactly as matmul_abt sums it.
+inline void dot_rows(const float* a, const float* b, std::size_t ldb, float* c, std::size_t m, std::size_t d) {
+  assert(m != 0 && d != 0);
+#if ATTN_SIMD
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t L = batch::size;
+  const std::size_t d_vec = d - d % L;
+  std::size_t j = 0;
+  for (; j + 8 <= m; j += 8) {
+    const float* r = b + j * ldb;
+    std::array<batch, 8> s;
+    s.fill(batch(0.0f));
+    for (std::size_t t = 0; t < d_vec; t += L) {
+      const batch q = batch::load_unaligned(a + t);
+      for (std::size_t u = 0; u < 8; ++u) s[u] = xsimd::fma(q, batch::load_unaligned(r + u * ldb + t), s[u]);
+    }
+    for (std::size_t u = 0; u < 8; ++u) {
+      float sum = xsimd::reduce_add(s[u]);
+      for (std::size_t t = d_vec; t < d; ++t) sum += a[t] * r[u * ldb + t];
+      c[j + u] = sum;
+    }
+  }
+  if (j < m) matmul_abt(a, d, b + j * ldb, ldb, c + j, m - j, 1, m - j, d);
+#else
+  reference::matmul_abt_ref(a, d, b, ldb, c, m, 1, m, d);
 #endif
 }
 
