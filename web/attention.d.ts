@@ -582,7 +582,7 @@ export interface Gpt2Run {
 export interface Gpt2GeneratedToken extends Gpt2Token {
   /** Its probability under the model's own softmax (temperature 1), whatever the temperature. */
   probability: number;
-  /** This step's wall time, ms. */
+  /** This step's wall time, ms; the first token's includes reading the prompt (the time to the first token). */
   ms: number;
 }
 
@@ -610,7 +610,10 @@ export interface Gpt2Generation {
   /** The new tokens' ids, not the prompt's; <|endoftext|> (50256), when generated, is the last. */
   ids: number[];
   tokens: string[];
-  /** The mean of the steps' wall times, ms (0 when nothing was generated). */
+  /**
+   * The mean wall time, ms, of the tokens after the first (each reads one new position; the
+   * first also read the prompt), or the first's when it is the only one; 0 when nothing was generated.
+   */
   msPerToken: number;
   /** Bytes of keys and values in the KV cache after the last step: 2 × layers × tokens × dModel × 4. */
   cacheBytes: number;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "../error.hpp"
@@ -44,12 +45,19 @@ void validate_decode(const Weights& w, const std::vector<std::int32_t>& prompt, 
   run_options.end_of_text_first = o.end_of_text_first;
   validate_run(w, prompt.data(), prompt.size(), run_options);
   if (o.max_new_tokens < 1) throw Error("maxNewTokens must be at least 1: the number of tokens to generate");
+  // Past the context no text could hold them; a prompt plus maxNewTokens past it just stops there.
+  if (o.max_new_tokens > w.config.context) {
+    throw Error("maxNewTokens must be at most this model's context, " + grouped(std::uint64_t(w.config.context)) + " tokens (got " +
+                grouped(o.max_new_tokens) + ")");
+  }
   if (!(std::isfinite(o.temperature) && o.temperature >= 0.0)) {
-    throw Error("temperature must be a finite number, 0 (greedy) or more (got " + std::to_string(o.temperature) + ")");
+    char got[32];
+    std::snprintf(got, sizeof got, "%g", o.temperature);
+    throw Error(std::string("temperature must be a finite number, 0 (greedy) or more (got ") + got + ")");
   }
   if (o.top_k < 1) throw Error("topK must be at least 1: sampling keeps the K likeliest tokens");
   if (o.seed > kMaxSeed) {
-    throw Error("seed must be a whole number from 0 to " + std::to_string(kMaxSeed) + " (got " + std::to_string(o.seed) + ")");
+    throw Error("seed must be a whole number from 0 to " + grouped(kMaxSeed) + " (got " + grouped(o.seed) + ")");
   }
 }
 
@@ -64,8 +72,8 @@ Decoder::Decoder(const Weights& weights, std::vector<std::int32_t> prompt, const
       act_(decoder_layout(weights.config, ids_.size(), options)),
       logits_(weights.config.vocab_size),
       rng_(options.seed) {
-  read(0);
   finished_ = ids_.size() >= w_.config.context;  // a prompt filling the context leaves no room
+  if (!finished_) read(0);                         // (and nothing to read it for)
 }
 
 std::size_t Decoder::cache_bytes() const {

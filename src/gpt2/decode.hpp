@@ -17,9 +17,10 @@
 // (no cache), without kept weights. decoder_bytes() gives the total.
 //
 // Timing: the prompt is read when the decoder opens, so the first step only chooses; each later
-// step reads one position (the token chosen before it) and chooses. GPT-2 small in wasm SIMD on a
-// 2-core Intel Xeon: 73–75 ms a step at 64 and 256 tokens with the cache, 0.32 and 1.14 s without
-// (tools/bench/gpt2.cpp).
+// step reads one position (the token chosen before it) and chooses: every weight once, through
+// one-row products (kernels/matmul.hpp, matvec_add and dot_rows). GPT-2 small in wasm SIMD on a
+// 2-core Intel Xeon: about 45 ms a step at 64 and 256 tokens with the cache, 0.32 and 1.2 s
+// without (tools/bench/gpt2-decode.mjs).
 #include <cstddef>
 #include <cstdint>
 #include <optional>

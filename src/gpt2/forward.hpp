@@ -17,12 +17,13 @@
 //   logits        vocab floats (the last row only);
 //   kept weights  kept layers × heads × n × n floats, the result itself (at most kMaxKeptWeights);
 //   role scores   layers × heads HeadScores;
-//   the options'  a few KB, counted whether asked or not: the lens's layers × 5 tokens, the
-//                 attribution's layers × (heads + 1) parts and 6·d floats' worth of its weights' sums;
-//                 the lens's ln_f rows (layers × d floats) and its block of logits (layers × 64).
+//   the options'  counted whether asked or not: the lens's layers × 5 tokens, its ln_f rows
+//                 (layers × d floats) and its block of logits (layers × 64); the attribution's
+//                 layers × (heads + 1) parts, about 12·d floats of its weights' sums and the last
+//                 position's rows it keeps, (1 + 5·layers)·d floats (240 KB in all for GPT-2 small).
 // The weights are read where they are, never copied whole or repacked. GPT-2 small at 1,024
 // tokens: 35 MB of activations and 4 MB of scores, plus 50 MB per kept layer (604 MB for all 12);
-// at 10 tokens, about 0.7 MB.
+// at 10 tokens, about 1 MB.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -119,15 +120,18 @@ std::size_t kept_layer_count(const Config& config, const RunOptions& options);
 // kept than kMaxKeptWeights, an id outside the vocabulary, an ablated layer or head that does not
 // exist or is named twice, a token to attribute outside the vocabulary. Also checks that the weights have the
 // sizes their config says (a programming error of the caller, reported the same way).
+// A count as the core's messages show it: 50,257 (validate_run.cpp).
+std::string grouped(std::uint64_t v);
+
 // Defined in validate_run.cpp: the checks happen once, at the door, before the forward pass.
 void validate_run(const Weights& weights, const std::int32_t* ids, std::size_t n, const RunOptions& options);
 
 // The forward pass over ids[0..n). Throws what validate_run() throws, and attn::Error if the
 // activations overflow float32 (weights no trained model has). One thread; the work is
 // 24·layers·n·d² + 2·vocab·d flops (the blocks' products and the last row's logits), plus
-// 2·layers·d·n·(n + 1) for attention over the causal half (run_flops). GPT-2 small, measured
-// in wasm SIMD on a 2-core AMD EPYC (Zen 5): about 85 ms at 10 tokens, 0.3 s at 64, 1.1–1.2 s
-// at 256 (tools/bench/gpt2.cpp).
+// 2·layers·d·n·(n + 1) for attention over the causal half (run_flops). GPT-2 small in wasm SIMD
+// on a 2-core Intel Xeon: about 100 ms at 10 tokens, 0.3 s at 64, 1.2 s at 256
+// (tools/bench-gpt2.mjs).
 RunResult run(const Weights& weights, const std::int32_t* ids, std::size_t n, const RunOptions& options = {});
 inline RunResult run(const Weights& weights, const std::vector<std::int32_t>& ids, const RunOptions& options = {}) {
   return run(weights, ids.data(), ids.size(), options);

@@ -13,19 +13,27 @@ namespace attn::gpt2 {
 namespace {
 
 // "50257" → "50,257": the numbers a learner reads in a message.
-std::string grouped(std::string digits) {
-  for (std::size_t i = digits.size(); i > 3; i -= 3) digits.insert(i - 3, ",");
-  return digits;
+std::string with_commas(const std::string& digits) {
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
 }
-
-std::string grouped(std::uint64_t v) { return grouped(std::to_string(v)); }
 
 // A count JS counts in doubles, shown as its toLocaleString('en-US') shows it: every digit.
-std::string grouped(double v) {
+std::string grouped_double(double v) {
   char digits[400];
   std::snprintf(digits, sizeof digits, "%.0f", v);
-  return grouped(std::string(digits));
+  return with_commas(std::string(digits));
 }
+
+}  // namespace
+
+std::string grouped(std::uint64_t v) { return with_commas(std::to_string(v)); }
+
+namespace {
 
 void check_size(std::size_t got, std::size_t want, const char* what) {
   if (got != want) {
@@ -80,8 +88,7 @@ void validate_interventions(const Config& c, const RunOptions& options) {
   }
   if (options.attribute && *options.attribute >= c.vocab_size) {
     throw Error("attribute is token " + std::to_string(*options.attribute) + ", but this model's vocabulary has " +
-                grouped(std::uint64_t(c.vocab_size)) + " tokens, numbered 0 to " + grouped(std::uint64_t(c.vocab_size - 1)) +
-                ".");
+                grouped(std::uint64_t(c.vocab_size)) + " tokens, numbered 0 to " + grouped(std::uint64_t(c.vocab_size - 1)));
   }
 }
 
@@ -129,7 +136,7 @@ void validate_run(const Weights& w, const std::int32_t* ids, std::size_t n, cons
   const double weights = double(kept) * double(c.heads) * double(n) * double(n);
   if (weights > double(kMaxKeptWeights)) {
     throw Error(std::to_string(kept) + (kept == 1 ? " layer" : " layers") + " of " + std::to_string(c.heads) +
-                " heads at " + std::to_string(n) + " tokens would return " + grouped(weights) +
+                " heads at " + std::to_string(n) + " tokens would return " + grouped_double(weights) +
                 " attention weights, more than the " + grouped(kMaxKeptWeights) +
                 " one run returns: name fewer layers (options.layers) or use a shorter text");
   }

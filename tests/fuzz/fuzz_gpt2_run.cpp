@@ -199,7 +199,7 @@ void check_decoder(fuzz::Input& in, const attn::gpt2::Weights& w) {
   const std::vector<std::int32_t> prompt = ids_from(in, w.config.vocab_size, valid);
   attn::gpt2::DecodeOptions o;
   o.max_new_tokens = in.pick(31);
-  valid &= o.max_new_tokens >= 1;
+  valid &= o.max_new_tokens >= 1 && o.max_new_tokens <= w.config.context;
   const std::uint8_t t = in.byte();
   const double odd[] = {-1.0, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};
   o.temperature = t < 128 ? 0.0 : t >= 250 ? odd[(t - 250) % 3] : 0.25 * double(t - 127) / 4.0;

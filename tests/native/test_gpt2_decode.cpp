@@ -148,8 +148,12 @@ TEST_CASE("GPT-2's decoder stops at the count, at the context's end and at <|end
   Generated g = generate(w, {1, 2, 3}, o);
   CHECK(g.ids.size() == 3);
   CHECK(g.last_done);
-  // 14 tokens of a context of 16: two more, however many are asked (a count past the context is no error).
-  o.max_new_tokens = 1000;
+  // 14 tokens of a context of 16: two more, however many are asked up to the context (a prompt plus
+  // maxNewTokens past the context is no error); more than the context is refused.
+  o.max_new_tokens = 17;
+  CHECK_THROWS_WITH_AS(generate(w, {1, 2, 3}, o), "maxNewTokens must be at most this model's context, 16 tokens (got 17)",
+                       attn::Error);
+  o.max_new_tokens = 16;
   g = generate(w, std::vector<std::int32_t>(14, 5), o);
   CHECK(g.ids.size() == 2);
   CHECK(g.last_done);
@@ -221,14 +225,14 @@ TEST_CASE("GPT-2's decoder refuses bad options in words, and the model works aft
     CHECK_THROWS_AS(Decoder(w, prompt, o), attn::Error);
   }
   o.temperature = -0.5;
-  CHECK_THROWS_WITH_AS(Decoder(w, prompt, o), "temperature must be a finite number, 0 (greedy) or more (got -0.500000)",
+  CHECK_THROWS_WITH_AS(Decoder(w, prompt, o), "temperature must be a finite number, 0 (greedy) or more (got -0.5)",
                        attn::Error);
   o.temperature = 1.0;
   o.top_k = 0;
   CHECK_THROWS_WITH_AS(Decoder(w, prompt, o), "topK must be at least 1: sampling keeps the K likeliest tokens", attn::Error);
   o.top_k = 5;
   o.seed = std::uint64_t(1) << 32;
-  CHECK_THROWS_WITH_AS(Decoder(w, prompt, o), "seed must be a whole number from 0 to 4294967295 (got 4294967296)",
+  CHECK_THROWS_WITH_AS(Decoder(w, prompt, o), "seed must be a whole number from 0 to 4,294,967,295 (got 4,294,967,296)",
                        attn::Error);
   o.seed = 0xFFFFFFFFu;
   CHECK_THROWS_WITH_AS(Decoder(w, std::vector<std::int32_t>{}, o), "There is no text to run: GPT-2 needs at least one token.",

@@ -243,7 +243,7 @@ TEST_CASE("GPT-2's interventions on a tiny model: what holds whatever the weight
     options.ablate.clear();
     options.attribute = 60;
     CHECK_THROWS_WITH_AS(attn::gpt2::run(w, ids, options),
-                         "attribute is token 60, but this model's vocabulary has 60 tokens, numbered 0 to 59.", attn::Error);
+                         "attribute is token 60, but this model's vocabulary has 60 tokens, numbered 0 to 59", attn::Error);
     options.attribute = 3;
     options.attribute_top = true;
     CHECK_THROWS_WITH_AS(attn::gpt2::run(w, ids, options),

@@ -16,11 +16,13 @@ export async function generateTokens(model, input, options) {
   const { core, handle, disposed } = model;
   const { maxNewTokens, temperature, topK, seed, cache, signal, onToken } = options;
   signal?.throwIfAborted();
+  // Opening reads the prompt: the first token's time counts it (the time to the first token).
+  let started = performance.now();
   const { value: decoder } = unwrap(core.gpt2DecoderOpen(handle, {
     ids: Int32Array.from(input.ids), endOfTextFirst: input.endOfTextFirst, maxNewTokens, temperature, topK, seed, cache,
   }));
-  const ids = [], tokens = [];
-  let cacheBytes = 0, ms = 0;
+  const ids = [], tokens = [], times = [];
+  let cacheBytes = 0;
   try {
     for (;;) {
       // A task boundary, not a microtask: a message carrying an abort (the GPT-2 panel's worker),
@@ -28,13 +30,14 @@ export async function generateTokens(model, input, options) {
       await nextTask();
       signal?.throwIfAborted();
       if (disposed()) throw new Error('this GPT-2 model was disposed while it generated');
-      const started = performance.now();
+      started ??= performance.now();
       const step = unwrap(core.gpt2DecoderStep(decoder)).value;
       const took = performance.now() - started;
+      started = null;
       if (step === null) break; // the prompt filled the context, or the last step was done
       ids.push(step.id);
       tokens.push(step.token);
-      ms += took;
+      times.push(took);
       cacheBytes = step.cacheBytes;
       onToken?.({ id: step.id, token: step.token, probability: step.probability, ms: took, cacheBytes });
       if (step.done) break;
@@ -43,7 +46,14 @@ export async function generateTokens(model, input, options) {
     // Freeing the model freed its decoders; the handle may since name another model's.
     if (!disposed()) core.gpt2DecoderFree(decoder);
   }
-  return { ids, tokens, msPerToken: ids.length === 0 ? 0 : ms / ids.length, cacheBytes };
+  return { ids, tokens, msPerToken: msPerToken(times), cacheBytes };
+}
+
+// The mean time of the tokens after the first, each of which reads one new position (the first
+// also read the prompt); the first's alone when it is the only one; 0 for none.
+export function msPerToken(times) {
+  if (times.length <= 1) return times[0] ?? 0;
+  return times.slice(1).reduce((a, b) => a + b, 0) / (times.length - 1);
 }
 
 // Resolves in a later task. setImmediate where there is one (Node); else a message to a fresh
