@@ -63,7 +63,8 @@
  *               when the panel starts; the panel then says each new text in an event.
  *   loading     "lazy" (default: start within 300 px of the viewport) or "eager" (start at once,
  *               e.g. for a handout printed to PDF). Every widget also starts on beforeprint.
- *   Every attribute is at most 2,000 characters; longer text is refused with a message.
+ *   Every attribute but gpt2-text is at most 2,000 characters; longer text is refused with a
+ *   message. gpt2-text may be as long as the model's context allows, which the panel checks.
  *
  * Other properties:
  *   state       the whole calculator state as a plain object (get a copy, or set one).

@@ -199,6 +199,8 @@ describe('the GPT-2 panel\'s words (no browser)', () => {
     const bare = modelLoading({ name: 'mine.safetensors', url: null, configGiven: false, config: { layers: 6, heads: 4, dModel: 256, context: 128 } });
     assert.match(bare.code, /weights = "mine\.safetensors"/);
     assert.match(bare.code, /GPT2Config\(n_layer=6, n_head=4, n_embd=256, n_positions=128, vocab_size=50257\)/);
+    const small = modelLoading({ name: 'tiny.safetensors', url: null, configGiven: false, config: { layers: 2, heads: 2, dModel: 32, context: 32, vocabSize: 96 } });
+    assert.match(small.code, /vocab_size=96\)/, 'the open model\'s own vocabulary');
     const served = modelLoading({ name: 'x', url: 'https://example.org/m/model.safetensors', configGiven: true });
     assert.match(served.code, /urlretrieve\("https:\/\/example\.org\/m\/model\.safetensors"\)/);
     assert.match(served.code, /urlretrieve\("https:\/\/example\.org\/m\/config\.json"\)/);

@@ -122,7 +122,11 @@ function runOnce(m, { text, endOfTextFirst, layer, ablate, lens, attribute }) {
 function baseline(m, { text, endOfTextFirst }) {
   const b = runs.base;
   if (b?.model === m && b.text === text && b.endOfTextFirst === endOfTextFirst) return b.result.next;
-  return m.run(m.input(text, { endOfTextFirst }), { layers: [] }).next;
+  const result = m.run(m.input(text, { endOfTextFirst }), { layers: [] });
+  // Kept for the next run of this text with heads switched off; runOnce never takes it for a run
+  // that shows weights, as it holds none.
+  runs.base = { model: m, key: null, result, text, endOfTextFirst };
+  return result.next;
 }
 
 function run({ text, endOfTextFirst, layer, ablate, lens, attribute }) {
@@ -152,7 +156,8 @@ function run({ text, endOfTextFirst, layer, ablate, lens, attribute }) {
 // The one token a text is, for "who wrote the answer" on a token the learner types.
 function token({ text }) {
   const m = live();
-  const { ids, tokens } = m.input(text, { endOfTextFirst: false });
+  // Tokenized as it is: " " and "\n" are tokens of their own (220 and 198).
+  const { ids, tokens } = text === '' ? { ids: [], tokens: [] } : m.tokenize(text);
   if (ids.length !== 1) {
     throw new Error(ids.length === 0
       ? 'type a token: the box is empty'

@@ -21,17 +21,18 @@ let modes = 0; // each panel's radio buttons, a group of their own
 export class AblationControls {
   constructor({ onMode, onReset }) {
     const name = `gpt2-ablation-mode-${++modes}`;
-    const radio = (value, label) => h('label', {}, h('input', {
+    // Named "Zero", "Mean" and "Reset"; what each does follows in words of its own.
+    const radio = (value, label, what) => h('span', {}, h('label', {}, h('input', {
       type: 'radio', name, value, checked: value === 'zero',
       on: { change: (e) => { if (e.target.checked) onMode(value); } },
-    }), ` ${label}`);
-    this.zero = radio('zero', 'Zero: the head writes nothing (Hugging Face’s head_mask)');
-    this.mean = radio('mean', 'Mean: the head writes its average over this text');
-    this.reset = h('button', { type: 'button', text: 'Reset: every head on', disabled: true, on: { click: onReset } });
+    }), ` ${label}`), h('span', { class: 'hint', text: `: ${what}` }));
+    this.zero = radio('zero', 'Zero', 'the head writes nothing (Hugging Face’s head_mask)');
+    this.mean = radio('mean', 'Mean', 'the head writes its average over this text');
+    this.reset = h('button', { type: 'button', text: 'Reset', disabled: true, on: { click: onReset } });
     this.said = h('p', { class: 'gpt2-ablation-said', role: 'status' });
     this.element = h('div', { class: 'gpt2-ablation' },
       h('fieldset', { class: 'control-row' }, h('legend', { text: 'A head switched off' }), this.zero, ' ', this.mean),
-      h('div', { class: 'control-row' }, this.reset),
+      h('div', { class: 'control-row' }, this.reset, h('span', { class: 'hint', text: ' every head on again' })),
       this.said);
   }
 

@@ -77,7 +77,9 @@ export class AttributionView {
       const share = Math.min(1, Math.abs(value) / largest) * 50;
       fill.style.setProperty(value >= 0 ? 'left' : 'right', '50%');
       fill.style.setProperty('width', `${share}%`);
-      return [h('span', { role: 'listitem', text: name }), h('span', { class: 'gpt2-bar', 'aria-hidden': 'true' }, fill), h('span', { class: 'num', dataset: { value }, text: signed(value) })];
+      // The list item names its number too: the bar and the number beside it are drawn for the eye.
+      return [h('span', { role: 'listitem', 'aria-label': `${name}: ${signed(value)}`, text: name }), h('span', { class: 'gpt2-bar', 'aria-hidden': 'true' }, fill),
+        h('span', { class: 'num', 'aria-hidden': 'true', dataset: { value }, text: signed(value) })];
     };
     this.bars.replaceChildren(...mlps.flatMap((v, l) => bar(`MLP ${l}`, v)), ...bar('Embeddings', embeddings), ...bar('Biases', biases));
   }

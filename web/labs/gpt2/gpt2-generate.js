@@ -5,11 +5,13 @@
 // cache exists. The decoding is the core's, in the panel's worker.
 import { h } from '../../shared/dom.js';
 import { format } from '../../shared/format.js';
-import { gpt2Label } from './gpt2-lesson.js';
+import { clause, gpt2Label } from './gpt2-lesson.js';
 
 export const MAX_NEW_TOKENS = 20;
 
 const kilobytes = (bytes) => (bytes < 1e6 ? `${format(bytes / 1e3, 1)} KB` : `${format(bytes / 1e6, 2)} MB`);
+// Times as a learner reads them: 1,191.4 ms.
+const milliseconds = (ms) => ms.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 export class GenerateView {
   /**
@@ -54,6 +56,10 @@ export class GenerateView {
     const abort = new AbortController();
     this.abort = abort;
     const { text, endOfTextFirst } = this.input();
+    // The two runs compared are of the same text: another text forgets the last timings.
+    const key = JSON.stringify([text, endOfTextFirst]);
+    if (this.timingsOf !== key) this.timings = { true: null, false: null };
+    this.timingsOf = key;
     const asked = Math.max(1, Math.min(MAX_NEW_TOKENS, Math.round(this.#value(this.countBox)) || 1));
     // Without the cache: as many tokens as the run with it made (it may have stopped early).
     const maxNewTokens = !cache && this.timings.true ? Math.min(asked, this.timings.true.tokens) || asked : asked;
@@ -78,15 +84,15 @@ export class GenerateView {
           newText.append(t.token);
           this.steps.append(h('li', { dataset: { id: t.id, ms: t.ms, cacheBytes: t.cacheBytes } },
             h('span', { class: 'token', text: gpt2Label(t.token) }),
-            ` ${format(t.probability * 100, 1)} %, ${format(t.ms, 1)} ms${cache ? `, cache ${kilobytes(t.cacheBytes)}` : ''}`));
+            ` ${format(t.probability * 100, 1)} %, ${milliseconds(t.ms)} ms${cache ? `, cache ${kilobytes(t.cacheBytes)}` : ''}`));
         },
       });
       if (this.abort !== abort) return;
       this.timings[cache] = { msPerToken: done.msPerToken, tokens: done.ids.length };
-      this.said.textContent = this.#summary(cache, done);
+      this.said.textContent = this.#summary(cache, done, maxNewTokens);
     } catch (error) {
       if (this.abort !== abort) return;
-      this.said.textContent = abort.signal.aborted ? `Stopped after ${count} token${count === 1 ? '' : 's'}.` : `GPT-2 could not generate: ${error.message}.`;
+      this.said.textContent = abort.signal.aborted ? `Stopped after ${count} token${count === 1 ? '' : 's'}.` : `GPT-2 could not generate: ${clause(error.message)}.`;
     } finally {
       if (this.abort === abort) {
         [this.goButton, this.plainButton].forEach((b) => { b.disabled = false; });
@@ -95,20 +101,20 @@ export class GenerateView {
     }
   }
 
-  #summary(cache, done) {
+  #summary(cache, done, asked) {
     const n = done.ids.length;
     const c = this.config();
-    const stopped = n < Math.round(this.#value(this.countBox)) ? ' (it stopped at <|endoftext|> or the context’s end)' : '';
-    let said = `${n} token${n === 1 ? '' : 's'}${stopped}, ${format(done.msPerToken, 1)} ms per token ${cache ? 'with' : 'without'} the cache.`;
-    if (cache) said += ` The cache holds ${kilobytes(done.cacheBytes)}: K and V for every layer and token so far, 2 × ${c.layers} layers × tokens × ${c.dModel} numbers × 4 bytes.`;
+    const stopped = n < asked ? ' (it stopped at <|endoftext|> or the context’s end)' : '';
+    let said = `${n} token${n === 1 ? '' : 's'}${stopped}, ${milliseconds(done.msPerToken)} ms per token ${cache ? 'with' : 'without'} the cache (after the first, which also read the text).`;
+    if (cache) said += ` The cache holds ${kilobytes(done.cacheBytes)}: K and V for every layer and every position read so far (the text and each new token but the last, which no step has read yet), 2 × ${c.layers} layers × positions × ${c.dModel} numbers × 4 bytes.`;
     const other = this.timings[!cache];
     if (other) {
       const [withCache, without] = cache ? [done.msPerToken, other.msPerToken] : [other.msPerToken, done.msPerToken];
       const ratio = without / Math.max(withCache, 1e-6);
-      said += ` With the cache ${format(withCache, 1)} ms per token, without it ${format(without, 1)} ms: `
+      said += ` With the cache ${milliseconds(withCache)} ms per token, without it ${milliseconds(without)} ms: `
         + (ratio >= 1.1
           ? `${format(ratio, 1)} times as long without it, because each step re-runs the whole text instead of one new position.`
-          : 'no faster with the cache here: on a model this small and a text this short, re-running the whole text costs about as much as one new position. The cache pays on longer texts and larger models (GPT-2 small).');
+          : 'no faster with the cache here: on a model this small and a text this short, re-running the whole text costs about as much as one new position. The cache pays on longer texts and larger models.');
     } else {
       said += cache ? ' Try “Generate without the cache” to compare.' : ' Try “Generate” (with the cache) to compare.';
     }

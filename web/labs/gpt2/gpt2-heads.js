@@ -4,10 +4,9 @@
 import { h, svg } from '../../shared/dom.js';
 import { format } from '../../shared/format.js';
 import { scrollBox } from '../widgets/scroll-cue.js';
-import { gridText, strongestRole } from './gpt2-lesson.js';
+import { gridText, headName, strongestRole } from './gpt2-lesson.js';
 
-/** "5.1": a head as the literature names it, layer and head counted from 0. */
-export const headName = (layer, head) => `${layer}.${head}`;
+export { headName };
 
 /** The accessible name of a head's switch, on its map and in the table. */
 export const switchName = (layer, head) => `Switch off GPT-2 layer ${layer} head ${head}`;

@@ -9,6 +9,7 @@ import { AttributionView } from './gpt2-attribution.js';
 import { GenerateView } from './gpt2-generate.js';
 import { headName, switchName } from './gpt2-heads.js';
 import { lensView } from './gpt2-lens.js';
+import { sentence } from './gpt2-lesson.js';
 
 export class Gpt2Instruments {
   /**
@@ -106,7 +107,7 @@ export class Gpt2Instruments {
     try {
       this.chosen = await this.remote().token(text);
     } catch (error) {
-      this.attribution.say(`${error.message[0].toUpperCase()}${error.message.slice(1).replace(/\.$/, '')}. The parts below are still those of the token before.`);
+      this.attribution.say(`${sentence(error.message)} The parts below are still those of the token before.`);
       return;
     }
     this.rerun();

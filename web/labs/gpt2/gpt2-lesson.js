@@ -13,7 +13,7 @@ export function gpt2Label(token) {
 }
 
 /** "5.1": a head as the literature names it, layer and head counted from 0. */
-const headName = (layer, head) => `${layer}.${head}`;
+export const headName = (layer, head) => `${layer}.${head}`;
 
 const ROLE = Object.fromEntries(ROLES.map((r) => [r.key, r]));
 
@@ -118,14 +118,20 @@ export const sentence = (message) => {
 // The API's and the core's words for a file that breaks the format, before the reason.
 const NOT_SAFETENSORS = /^this file is not a safetensors file(, or it is cut short)?: /i;
 // Reasons that mean the file is of another kind altogether (its first bytes are no header).
-const OTHER_KIND = /do not give the length|more than the format|header length of 0|not a JSON object|not valid JSON/i;
+const OTHER_KIND = /do not give the length|more than the format|header length of 0/i;
+// The core's guess at what the file is instead ("It is a ZIP archive, as PyTorch's
+// pytorch_model.bin is: download model.safetensors instead."): said as it is.
+const WHAT_IT_IS = /\s(It (is|starts like) [^]*)$/;
 
 // A failed open, in the learner's words, with what to do next.
 export function openError(error, { url }) {
   const message = error?.message ?? String(error);
   if (NOT_SAFETENSORS.test(message)) {
     const why = message.replace(NOT_SAFETENSORS, '');
-    if (OTHER_KIND.test(why)) return `This is not a safetensors file: it does not begin with a safetensors header (a text file renamed .safetensors, or a file of another kind). ${AGAIN}`;
+    const kind = WHAT_IT_IS.exec(why)?.[1];
+    if (OTHER_KIND.test(why)) {
+      return `This is not a safetensors file: it does not begin with a safetensors header${kind ? `. ${kind}` : ` (a text file renamed .safetensors, or a file of another kind). ${AGAIN}`}`;
+    }
     return `This is not a whole safetensors file: ${clause(why)}. ${AGAIN}`;
   }
   if (/cut short|ends at byte/i.test(message)) return `This file is incomplete: ${clause(message)}. ${AGAIN}`;

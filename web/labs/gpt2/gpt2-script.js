@@ -13,7 +13,7 @@ const py = (value) => JSON.stringify(String(value)); // a JSON string is a valid
  * from_pretrained on its Hugging Face repository when it was opened from there, else the learner's
  * own safetensors file (downloaded first when it came from another address) with its config.json,
  * or with the panel's numbers when no config.json was opened.
- * model: { name, url, configGiven, config: { layers, heads, dModel, context, vocab } }, or null
+ * model: { name, url, configGiven, config: { layers, heads, dModel, context, vocabSize } }, or null
  * (no model described: openai-community/gpt2).
  */
 export function modelLoading(model) {
@@ -26,7 +26,7 @@ export function modelLoading(model) {
     };
   }
   const c = model.config ?? {};
-  const numbers = `GPT2Config(n_layer=${c.layers}, n_head=${c.heads}, n_embd=${c.dModel}, n_positions=${c.context}, vocab_size=${c.vocab ?? 50257})`;
+  const numbers = `GPT2Config(n_layer=${c.layers}, n_head=${c.heads}, n_embd=${c.dModel}, n_positions=${c.context}, vocab_size=${c.vocabSize ?? 50257})`;
   const configLine = model.configGiven
     ? `config = GPT2Config.from_json_file(${model.url ? 'config_file' : '"config.json"'})  # the config.json opened beside it`
     : `config = ${numbers}  # the panel's numbers: no config.json was opened`;
