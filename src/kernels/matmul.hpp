@@ -26,32 +26,23 @@ inline void matmul_abt(const float* a, std::size_t lda, const float* b, std::siz
     const float* ai = a + i * lda;
     float* ci = c + i * ldc;
     std::size_t j = 0;
-    // Four keys at a time: each load of a query chunk feeds four independent accumulators.
-    for (; j + 4 <= m; j += 4) {
-      const float* b0 = b + j * ldb;
-      const float* b1 = b0 + ldb;
-      const float* b2 = b1 + ldb;
-      const float* b3 = b2 + ldb;
-      batch s0(0.0f), s1(0.0f), s2(0.0f), s3(0.0f);
+    // Eight keys at a time: each load of a query chunk feeds eight independent accumulators, and
+    // eight rows of B stream from memory side by side (one row against GPT-2's 50,257 rows of
+    // wte, a decoding step's unembedding, is bound by that stream).
+    constexpr std::size_t K = 8;
+    for (; j + K <= m; j += K) {
+      const float* bj = b + j * ldb;
+      std::array<batch, K> s;
+      s.fill(batch(0.0f));
       for (std::size_t t = 0; t < d_vec; t += L) {
         const batch q = batch::load_unaligned(ai + t);
-        s0 = xsimd::fma(q, batch::load_unaligned(b0 + t), s0);
-        s1 = xsimd::fma(q, batch::load_unaligned(b1 + t), s1);
-        s2 = xsimd::fma(q, batch::load_unaligned(b2 + t), s2);
-        s3 = xsimd::fma(q, batch::load_unaligned(b3 + t), s3);
+        for (std::size_t u = 0; u < K; ++u) s[u] = xsimd::fma(q, batch::load_unaligned(bj + u * ldb + t), s[u]);
       }
-      float r0 = xsimd::reduce_add(s0), r1 = xsimd::reduce_add(s1);
-      float r2 = xsimd::reduce_add(s2), r3 = xsimd::reduce_add(s3);
-      for (std::size_t t = d_vec; t < d; ++t) {
-        r0 += ai[t] * b0[t];
-        r1 += ai[t] * b1[t];
-        r2 += ai[t] * b2[t];
-        r3 += ai[t] * b3[t];
+      for (std::size_t u = 0; u < K; ++u) {
+        float r = xsimd::reduce_add(s[u]);
+        for (std::size_t t = d_vec; t < d; ++t) r += ai[t] * bj[u * ldb + t];
+        ci[j + u] = r;
       }
-      ci[j] = r0;
-      ci[j + 1] = r1;
-      ci[j + 2] = r2;
-      ci[j + 3] = r3;
     }
     for (; j < m; ++j) {
       const float* bj = b + j * ldb;
@@ -428,37 +419,6 @@ inline void matvec_add(const float* a, const float* b, std::size_t ldb, float* c
   }
 #else
   reference::matmul_ab_ref(a, k, b, ldb, c, p, 1, k, p, reference::Store::add);
-#endif
-}
-
-// c[j] = a · B[j] for the m rows of B (d floats each, stride ldb): one row against many, the
-// unembedding of a decoding step (50,257 rows of wte). matmul_abt with one row of A, but eight
-// rows of B a step, so that more of the 154 MB stream is in flight and each load of a serves
-// eight of them; each c[j] is summed exactly as matmul_abt sums it.
-inline void dot_rows(const float* a, const float* b, std::size_t ldb, float* c, std::size_t m, std::size_t d) {
-  assert(m != 0 && d != 0);
-#if ATTN_SIMD
-  using batch = xsimd::batch<float>;
-  constexpr std::size_t L = batch::size;
-  const std::size_t d_vec = d - d % L;
-  std::size_t j = 0;
-  for (; j + 8 <= m; j += 8) {
-    const float* r = b + j * ldb;
-    std::array<batch, 8> s;
-    s.fill(batch(0.0f));
-    for (std::size_t t = 0; t < d_vec; t += L) {
-      const batch q = batch::load_unaligned(a + t);
-      for (std::size_t u = 0; u < 8; ++u) s[u] = xsimd::fma(q, batch::load_unaligned(r + u * ldb + t), s[u]);
-    }
-    for (std::size_t u = 0; u < 8; ++u) {
-      float sum = xsimd::reduce_add(s[u]);
-      for (std::size_t t = d_vec; t < d; ++t) sum += a[t] * r[u * ldb + t];
-      c[j + u] = sum;
-    }
-  }
-  if (j < m) matmul_abt(a, d, b + j * ldb, ldb, c + j, m - j, 1, m - j, d);
-#else
-  reference::matmul_abt_ref(a, d, b, ldb, c, m, 1, m, d);
 #endif
 }
 
