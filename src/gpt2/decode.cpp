@@ -11,6 +11,7 @@
 #include "../error.hpp"
 #include "../portable_math.hpp"
 #include "forward.hpp"
+#include "grouped.hpp"
 
 namespace attn::gpt2 {
 

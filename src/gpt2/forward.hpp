@@ -120,9 +120,6 @@ std::size_t kept_layer_count(const Config& config, const RunOptions& options);
 // kept than kMaxKeptWeights, an id outside the vocabulary, an ablated layer or head that does not
 // exist or is named twice, a token to attribute outside the vocabulary. Also checks that the weights have the
 // sizes their config says (a programming error of the caller, reported the same way).
-// A count as the core's messages show it: 50,257 (validate_run.cpp).
-std::string grouped(std::uint64_t v);
-
 // Defined in validate_run.cpp: the checks happen once, at the door, before the forward pass.
 void validate_run(const Weights& weights, const std::int32_t* ids, std::size_t n, const RunOptions& options);
 

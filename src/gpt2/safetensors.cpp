@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "error.hpp"
+#include "gpt2/grouped.hpp"
 #include "utf8.hpp"
 
 namespace attn::gpt2::safetensors {
@@ -58,15 +59,6 @@ const DtypeInfo& info(Dtype t) {
 
 std::string number(std::uint64_t v) { return std::to_string(v); }
 
-// A count of bytes or a position in prose: 1,234,567 (not in a list the header itself holds).
-std::string with_separators(std::uint64_t v) {
-  std::string digits = std::to_string(v), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 // A tensor's name as a message shows it: quoted, control characters escaped, cut at 100 bytes.
 std::string shown(std::string_view name) {
@@ -414,7 +406,7 @@ const Tensor* Header::find(std::string_view name) const {
 std::uint64_t header_length(const std::uint8_t* first, std::size_t size, std::uint64_t file_size) {
   if (file_size == 0) refuse("it is empty (0 bytes): the download may have failed.");
   if (file_size < 8 || size < 8) {
-    refuse("it is only " + with_separators(std::min<std::uint64_t>(file_size, size)) +
+    refuse("it is only " + grouped(std::min<std::uint64_t>(file_size, size)) +
            " bytes long, shorter than the 8 bytes that give a safetensors header's length.");
   }
   std::uint64_t n = 0;
@@ -427,8 +419,8 @@ std::uint64_t header_length(const std::uint8_t* first, std::size_t size, std::ui
            size_in_words(kMaxHeaderBytes) + ")." + looks_like(first, size));
   }
   if (n > file_size - 8) {
-    refuse("its first 8 bytes give a header of " + with_separators(n) + " bytes, but the file ends " +
-           with_separators(file_size - 8) + " bytes after them." + looks_like(first, size));
+    refuse("its first 8 bytes give a header of " + grouped(n) + " bytes, but the file ends " +
+           grouped(file_size - 8) + " bytes after them." + looks_like(first, size));
   }
   return n;
 }
@@ -541,10 +533,10 @@ Header parse_header(const std::uint8_t* json, std::size_t size, std::uint64_t fi
   for (Tensor& t : h.tensors) {
     if (t.end > data_size) {
       const bool cut = t.begin <= data_size;
-      throw Error("The file ends at byte " + with_separators(file_size) + " but tensor " + shown(t.name) +
+      throw Error("The file ends at byte " + grouped(file_size) + " but tensor " + shown(t.name) +
                   " needs bytes up to " +
                   (t.end > std::numeric_limits<std::uint64_t>::max() - h.data_start ? "past 2^64"
-                                                                                     : with_separators(h.data_start + t.end)) +
+                                                                                     : grouped(h.data_start + t.end)) +
                   (cut ? ": the download was probably cut short." : ": its data_offsets point past the end of the file."));
     }
     t.begin += h.data_start;

@@ -7,33 +7,18 @@
 
 #include "error.hpp"
 #include "gpt2/forward.hpp"
+#include "gpt2/grouped.hpp"
 
 namespace attn::gpt2 {
 
 namespace {
 
-// "50257" → "50,257": the numbers a learner reads in a message.
-std::string with_commas(const std::string& digits) {
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
-
 // A count JS counts in doubles, shown as its toLocaleString('en-US') shows it: every digit.
 std::string grouped_double(double v) {
   char digits[400];
   std::snprintf(digits, sizeof digits, "%.0f", v);
-  return with_commas(std::string(digits));
+  return grouped_digits(std::string(digits));
 }
-
-}  // namespace
-
-std::string grouped(std::uint64_t v) { return with_commas(std::to_string(v)); }
-
-namespace {
 
 void check_size(std::size_t got, std::size_t want, const char* what) {
   if (got != want) {
