@@ -51,7 +51,7 @@ export async function generateTokens(model, input, options) {
 
 // The mean time of the tokens after the first, each of which reads one new position (the first
 // also read the prompt); the first's alone when it is the only one; 0 for none.
-export function msPerToken(times) {
+function msPerToken(times) {
   if (times.length <= 1) return times[0] ?? 0;
   return times.slice(1).reduce((a, b) => a + b, 0) / (times.length - 1);
 }

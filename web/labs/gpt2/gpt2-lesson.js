@@ -118,7 +118,7 @@ export const sentence = (message) => {
 // The API's and the core's words for a file that breaks the format, before the reason.
 const NOT_SAFETENSORS = /^this file is not a safetensors file(, or it is cut short)?: /i;
 // Reasons that mean the file is of another kind altogether (its first bytes are no header).
-const OTHER_KIND = /do not give the length|more than the format|header length of 0/i;
+const OTHER_KIND = /do not give the length|header length of 0/i;
 // The core's guess at what the file is instead ("It is a ZIP archive, as PyTorch's
 // pytorch_model.bin is: download model.safetensors instead."): said as it is.
 const WHAT_IT_IS = /\s(It (is|starts like) [^]*)$/;
