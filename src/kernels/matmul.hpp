@@ -13,10 +13,14 @@
 
 namespace attn::kernels {
 
-// C (n×m, stride ldc) = A (n×d, stride lda) · Bᵀ with B m×d (stride ldb).
-// Both operands are read along rows, so each C entry is one contiguous dot product.
-inline void matmul_abt(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
-                       std::size_t ldc, std::size_t n, std::size_t m, std::size_t d) {
+// C (n×m, stride ldc) = A (n×d, stride lda) · Bᵀ with B m×d (stride ldb), K rows of B a step.
+// Both operands are read along rows, so each C entry is one contiguous dot product, summed the
+// same way whatever K. matmul_abt takes 4; one row against GPT-2's 50,257 rows of wte (a decoding
+// step's unembedding), bound by the stream of B, takes 8, to keep more of it in flight (the
+// calculator's modules never instantiate it, so their size does not grow).
+template <std::size_t K>
+inline void matmul_abt_rows(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                            std::size_t ldc, std::size_t n, std::size_t m, std::size_t d) {
   assert(n != 0 && m != 0 && d != 0);
 #if ATTN_SIMD
   using batch = xsimd::batch<float>;
@@ -26,10 +30,7 @@ inline void matmul_abt(const float* a, std::size_t lda, const float* b, std::siz
     const float* ai = a + i * lda;
     float* ci = c + i * ldc;
     std::size_t j = 0;
-    // Eight keys at a time: each load of a query chunk feeds eight independent accumulators, and
-    // eight rows of B stream from memory side by side (one row against GPT-2's 50,257 rows of
-    // wte, a decoding step's unembedding, is bound by that stream).
-    constexpr std::size_t K = 8;
+    // K keys at a time: each load of a query chunk feeds K independent accumulators.
     for (; j + K <= m; j += K) {
       const float* bj = b + j * ldb;
       std::array<batch, K> s;
@@ -58,6 +59,11 @@ inline void matmul_abt(const float* a, std::size_t lda, const float* b, std::siz
 #else
   reference::matmul_abt_ref(a, lda, b, ldb, c, ldc, n, m, d);
 #endif
+}
+
+inline void matmul_abt(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                       std::size_t ldc, std::size_t n, std::size_t m, std::size_t d) {
+  matmul_abt_rows<4>(a, lda, b, ldb, c, ldc, n, m, d);
 }
 
 namespace detail {

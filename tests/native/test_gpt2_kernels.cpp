@@ -4,6 +4,7 @@
 // (a kernel that reads outside its row cannot pass), and the values where each one breaks.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <functional>
@@ -208,6 +209,34 @@ TEST_CASE("matvec_add adds one row times B against the float64 reference, over f
       const double bound = 2.0 * double(k + 1) * kEps;  // as the blocked product's
       const std::string where = mismatch(c.data(), want.data(), p, [&](std::size_t) { return bound; });
       CHECK_MESSAGE(where.empty(), where);
+    }
+  }
+}
+
+TEST_CASE("matmul_abt_rows<8> (the unembedding's) sums each entry as matmul_abt does, over eight-row steps and tails") {
+  ATTN_SEEDED_RANDOM(rng, 2605);
+  for (std::size_t n : {1, 2}) {
+    for (std::size_t m : {1, 7, 8, 9, 17, 100}) {
+      for (std::size_t d : {1, 3, 4, 5, 64, 77}) {
+        CAPTURE(n);
+        CAPTURE(m);
+        CAPTURE(d);
+        const std::size_t ldb = d + 3, ldc = m + 2;
+        std::vector<float> a(n * d), b(m * ldb, kNaN), c(n * ldc, kNaN), same(n * ldc, kNaN), want(n * ldc, kNaN);
+        for (float& v : a) v = rng.uniform();
+        for (std::size_t j = 0; j < m; ++j) {
+          for (std::size_t t = 0; t < d; ++t) b[j * ldb + t] = rng.uniform();
+        }
+        attn::kernels::matmul_abt_rows<8>(a.data(), d, b.data(), ldb, c.data(), ldc, n, m, d);
+        attn::kernels::matmul_abt(a.data(), d, b.data(), ldb, same.data(), ldc, n, m, d);
+        attn::reference::matmul_abt_ref(a.data(), d, b.data(), ldb, want.data(), ldc, n, m, d);
+        for (std::size_t i = 0; i < n; ++i) {
+          CHECK(std::equal(same.begin() + std::ptrdiff_t(i * ldc), same.begin() + std::ptrdiff_t(i * ldc + m), c.begin() + std::ptrdiff_t(i * ldc)));
+          CHECK((std::isnan(c[i * ldc + m]) && std::isnan(c[i * ldc + m + 1])));
+          const std::string where = mismatch(c.data() + i * ldc, want.data() + i * ldc, m, [&](std::size_t) { return 2.0 * double(d) * kEps; });
+          CHECK_MESSAGE(where.empty(), where);
+        }
+      }
     }
   }
 }
