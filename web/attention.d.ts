@@ -491,8 +491,13 @@ export interface Gpt2Config {
 }
 
 export interface Gpt2Head {
-  /** n×n, row i over positions 0..i (zeros after i), as Hugging Face's outputs.attentions[layer][0][head]. */
+  /**
+   * n×n, row i over positions 0..i (zeros after i), as Hugging Face's outputs.attentions[layer][0][head].
+   * Row i becomes an array the first time it is read; `matrix` holds the same numbers unconverted.
+   */
   weights: Rows;
+  /** The same weights as one n×n row-major Float32Array (row i at i·n), nothing converted. */
+  matrix: Float32Array;
   /** Mean over i ≥ 1 of weights[i][i−1]; null for a single token. As for the learned heads. */
   previousToken: number | null;
   /** Mean over i ≥ 1 of weights[i][0]; null for a single token. */

@@ -194,6 +194,30 @@ describe('GPT-2 through attn.openGpt2', { skip: !ready && 'build-fixtures/gpt2 i
         model.dispose(); // twice is harmless
       });
 
+      it('each head\'s weights are rows read from its matrix (n×n Float32Array) when first read, and read as rows everywhere', async () => {
+        const ref = reference('d64-f32');
+        const model = await attn.openGpt2(readFileSync(modelPath('d64-f32')), { config: { n_head: 4 } });
+        const c = ref.cases.find((x) => x.text && !x.endOfTextFirst);
+        const run = model.run(c.text, { layers: [1] });
+        const n = run.ids.length;
+        const head = run.layers[1].heads[2];
+        assert.ok(head.matrix instanceof Float32Array && head.matrix.length === n * n);
+        assert.ok(Array.isArray(head.weights) && head.weights.length === n);
+        const asRows = Array.from({ length: n }, (_, i) => Array.from(head.matrix.subarray(i * n, (i + 1) * n)));
+        assert.deepStrictEqual(head.weights, asRows);
+        assert.deepStrictEqual(JSON.parse(JSON.stringify(run.layers[1].heads[2].weights)), asRows);
+        assert.deepStrictEqual(structuredClone(run.layers[1].heads[0]).weights, Array.from({ length: n }, (_, i) => Array.from(run.layers[1].heads[0].matrix.subarray(i * n, (i + 1) * n))));
+        assert.deepStrictEqual([...head.weights].map((row) => row.length), Array(n).fill(n));
+        // A row is one array once read: changed in place or replaced, it stays as the caller left it.
+        assert.equal(head.weights[n - 1], head.weights[n - 1]);
+        head.weights[n - 1][0] = 42;
+        assert.equal(head.weights[n - 1][0], 42);
+        head.weights[0] = ['mine'];
+        assert.deepStrictEqual(head.weights[0], ['mine']);
+        assert.equal(head.matrix[0], asRows[0][0], 'the matrix is not the rows: changing a row leaves it');
+        model.dispose();
+      });
+
       it('onRead gives the header and the tensors read, at their offsets: written there, they open as the same model', async () => {
         const file = readFileSync(modelPath('d64-f32'));
         const copy = new Uint8Array(file.length);

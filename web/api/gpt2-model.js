@@ -165,7 +165,12 @@ export class Gpt2Model {
     for (const name of ['layers', 'ablate', 'lens', 'attribute']) chosen[name] = argument(name, () => o[name]);
     const result = this.#flat.run(this.#flat.input(text, { endOfTextFirst }), chosen);
     const n = result.ids.length;
-    for (const layer of result.layers) for (const head of layer.heads) head.weights = toRows(head.weights, n);
+    for (const layer of result.layers) {
+      for (const head of layer.heads) {
+        head.matrix = head.weights;
+        head.weights = lazyRows(head.matrix, n);
+      }
+    }
     return result;
   }
 
@@ -196,8 +201,26 @@ export class Gpt2Model {
 
 const tokenOf = ({ id, token, probability }) => ({ id, token, probability });
 
-function toRows(flat, n) {
+/**
+ * The n×n row-major `flat` as Rows whose row i becomes a number[] the first time it is read (then
+ * it stays that array): run() returns 144 heads of n² weights, and building 9.4 million numbers at
+ * 256 tokens cost as much as the forward pass itself. The array is a plain Array, so indexing,
+ * map, for…of, JSON.stringify and structuredClone read it as they read rows.
+ */
+function lazyRows(flat, n) {
   const rows = new Array(n);
-  for (let i = 0; i < n; i++) rows[i] = Array.from(flat.subarray(i * n, (i + 1) * n));
+  for (let i = 0; i < n; i++) {
+    const keep = (row) => Object.defineProperty(rows, i, { value: row, writable: true, enumerable: true, configurable: true });
+    Object.defineProperty(rows, i, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const row = Array.from(flat.subarray(i * n, (i + 1) * n));
+        keep(row);
+        return row;
+      },
+      set: keep,
+    });
+  }
   return rows;
 }
