@@ -12,8 +12,24 @@ opens, so both sides compute the same model.
              (every head's softmax weights, as run() returns them)
 
 The same inputs and outputs as model.onnx (make_gpt2_fixtures.py --onnx, a torch.onnx export of
-the hand-written PyTorch GPT-2), without what makes that graph slow in onnxruntime-web (see
-FORMS and the benchmark's notes below).
+the hand-written PyTorch GPT-2), without what makes that graph slow in onnxruntime-web. That
+export (1,376 nodes: 488 Constant, 132 Unsqueeze, 112 Gather, 109 Shape, 48 Concat, 12 Where over
+a [1024, 1024] mask buffer a layer, ...) computes the last row's logits as MatMul(wte, xᵀ): MLAS
+then runs a 50,257 × 768 by 768 × 1 product, with one column of B and wte unpacked, where
+Gemm(x, wte, transB = 1) is a row against a prepacked wte. That product is most of the gap: the
+same graph as the plain form below but with that unembedding took 127 ms at 10 tokens against
+98 ms with the Gemm (model.onnx 144 ms), onnxruntime-web 1.30, wasm, 1 thread, 'all', on a 2-core
+Intel Xeon shared with other work (load average about 2 to 3), 3 rounds in turns, medians.
+
+The forms (FORM), all float32, tried in onnxruntime-web 1.30 as above; ms at 10, 64 and 256 tokens,
+only the logits fetched, forms in turns within a run (runs at different loads are not comparable):
+    run 1: contrib 91.0, 406.5, 1461.0; gemm 93.4, 411.4, 1455.9; plain 96.1, 404.5, 1484.3
+    run 2: contrib 104.1, 380.3, 1474.7; attention 91.4, 373.8, 1484.3
+    run 3: model.onnx 144.1, 422.0, 1531.1; plain 98.2, 381.5, 1502.5; attention 105.1, 388.1, 1482.6
+The four are within the rounds' spread of each other: once the unembedding is a Gemm, MLAS's
+products are nearly all of the time (natively, in onnxruntime-node 1.30's profile at 64 tokens,
+MatMul 78 % and the Gemm 10 %; SkipLayerNormalization, FastGelu and Softmax 2 to 5 % each).
+attention is kept: the fewest nodes (133; plain 418, contrib 265, gemm 253) and no Transpose.
 """
 import argparse
 import os
