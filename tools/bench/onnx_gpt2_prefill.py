@@ -29,7 +29,7 @@ only the logits fetched, forms in turns within a run (runs at different loads ar
 The four are within the rounds' spread of each other: once the unembedding is a Gemm, MLAS's
 products are nearly all of the time (natively, in onnxruntime-node 1.30's profile at 64 tokens,
 MatMul 78 % and the Gemm 10 %; SkipLayerNormalization, FastGelu and Softmax 2 to 5 % each).
-attention is kept: the fewest nodes (133; plain 418, contrib 265, gemm 253) and no Transpose.
+attention is kept: the fewest nodes (131; plain 418, contrib 265, gemm 253) and no Transpose.
 """
 import argparse
 import os
@@ -86,15 +86,14 @@ def build(weights, form):
     opset = 23 if fused else 17
     g.const("wte", f32("wte.weight"))
     g.const("wpe", f32("wpe.weight"))
-    # A causal mask to add to the scores: 0 on and below the diagonal, -inf above; [n, n] sliced.
-    g.const("causal", np.triu(np.full((ctx, ctx), -np.inf, np.float32), 1))
     zero, one, minus_one = g.const("i0", np.array([0], np.int64)), g.const("i1", np.array([1], np.int64)), g.const("im1", np.array([-1], np.int64))
     big = g.const("ibig", np.array([2**62], np.int64))
     heads_shape = g.const("heads_shape", np.array([1, -1, H, dh], np.int64))
     rows_shape = g.const("rows_shape", np.array([-1, d] if rows else [1, -1, d], np.int64))
     n = g.op("Shape", ["ids"], start=1, end=2)  # [n]
-    nn_ends = g.op("Concat", [n, n], axis=0)
-    mask = g.op("Slice", ["causal", g.const("i00", np.array([0, 0], np.int64)), nn_ends])  # [n, n]
+    if not fused:  # a causal mask to add to the scores: 0 on and below the diagonal, -inf above
+        g.const("causal", np.triu(np.full((ctx, ctx), -np.inf, np.float32), 1))
+        mask = g.op("Slice", ["causal", g.const("i00", np.array([0, 0], np.int64)), g.op("Concat", [n, n], axis=0)])  # [n, n]
     pos = g.op("Slice", ["wpe", zero, n, zero])  # [n, d]
     x = g.op("Add", [g.op("Gather", ["wte", "ids"], axis=0), pos])  # [1, n, d]
     if rows:
