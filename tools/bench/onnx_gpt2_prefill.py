@@ -37,8 +37,12 @@ import sys
 import time
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+
+try:
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+except ImportError:
+    sys.exit("onnx_gpt2_prefill.py needs the onnx Python package (Debian: apt-get install python3-onnx)")
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from make_gpt2_fixtures import EPS, SMALL, SMALL_SHAPED, read_safetensors  # noqa: E402
