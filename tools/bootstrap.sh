@@ -6,7 +6,7 @@
 #                                 benchmark's native PyTorch baseline)
 # The system packages include clang 14 with its sanitizer and libFuzzer runtimes (the ASan build
 # and the fuzzers of npm test), python3-torch and python3-numpy (npm test runs the copied PyTorch
-# and NumPy scripts),
+# and NumPy scripts), python3-onnx (the GPT-2 benchmark writes onnxruntime's fastest graph with it),
 # and the other two browser engines of npm test: Firefox ESR, and WebKitGTK's WebDriver and
 # MiniBrowser with Xvfb (and xauth, which xvfb-run needs) to give MiniBrowser a display.
 set -euo pipefail
@@ -23,7 +23,7 @@ if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 log() { printf '[bootstrap] %s\n' "$*"; }
 
 # --- Debian packages -------------------------------------------------------
-packages=(emscripten doctest-dev cmake g++ make chromium wabt clang-14 libclang-rt-14-dev python3-torch python3-numpy
+packages=(emscripten doctest-dev cmake g++ make chromium wabt clang-14 libclang-rt-14-dev python3-torch python3-numpy python3-onnx
           firefox-esr webkit2gtk-driver libwebkit2gtk-4.1-0 xvfb xauth fonts-dejavu-extra)
 ((want_torch)) && packages+=(libopenblas0-pthread)
 missing=()
