@@ -18,7 +18,7 @@
 //
 // Timing: the prompt is read when the decoder opens, so the first step only chooses; each later
 // step reads one position (the token chosen before it) and chooses: every weight once, through
-// one-row products (kernels/matmul.hpp: matvec_add, and matmul_abt_rows<8> for the unembedding). GPT-2 small in wasm SIMD on a
+// one-row products (kernels/matmul.hpp: matvec_add, and matvec_abt_streams<8> for the unembedding). GPT-2 small in wasm SIMD on a
 // 2-core Intel Xeon: about 45 ms a step at 64 and 256 tokens with the cache, 0.32 and 1.2 s
 // without (tools/bench/gpt2-decode.mjs).
 #include <cstddef>

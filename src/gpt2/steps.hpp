@@ -136,7 +136,7 @@ inline void residual(float* x, const float* a, std::size_t n, std::size_t k, con
 inline void unembed(const Weights& w, const float* x_row, Activations& act) {
   const std::size_t d = w.config.d_model, vocab = w.config.vocab_size;
   kernels::layernorm(x_row, w.lnf_weight.data(), w.lnf_bias.data(), act.a, d);
-  kernels::matmul_abt_rows<8>(act.a, d, w.wte.data(), d, act.logits, vocab, 1, vocab, d);
+  kernels::matvec_abt_streams<8>(act.a, w.wte.data(), d, act.logits, vocab, d);
   check_finite(act.logits, vocab, "in the next token's scores");
 }
 

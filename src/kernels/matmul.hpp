@@ -61,6 +61,42 @@ inline void matmul_abt_rows(const float* a, std::size_t lda, const float* b, std
 #endif
 }
 
+// c[j] = a·b_j for one row a against B's m rows (d long, stride ldb), each entry summed as
+// matmul_abt sums it: a decoding step's unembedding, one row against wte's 154 MB, bound by
+// reading B. A step takes one row from each of S equal segments of B, so that S sequential
+// streams far apart are read side by side. Adjacent rows (matmul_abt_rows) are one window of a
+// few KB, which the prefetchers follow as one stream: in wasm SIMD on an AMD EPYC, wte read at
+// 10 GB/s that way and at 16 to 17 GB/s in segments.
+template <std::size_t S>
+inline void matvec_abt_streams(const float* a, const float* b, std::size_t ldb, float* c, std::size_t m, std::size_t d) {
+  assert(m != 0 && d != 0);
+  const std::size_t seg = m / S;
+#if ATTN_SIMD
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t L = batch::size;
+  const std::size_t d_vec = d - d % L;
+  for (std::size_t j = 0; j < seg; ++j) {
+    std::array<const float*, S> rows;
+    for (std::size_t u = 0; u < S; ++u) rows[u] = b + (u * seg + j) * ldb;
+    std::array<batch, S> s;
+    s.fill(batch(0.0f));
+    for (std::size_t t = 0; t < d_vec; t += L) {
+      const batch q = batch::load_unaligned(a + t);
+      for (std::size_t u = 0; u < S; ++u) s[u] = xsimd::fma(q, batch::load_unaligned(rows[u] + t), s[u]);
+    }
+    for (std::size_t u = 0; u < S; ++u) {
+      float r = xsimd::reduce_add(s[u]);
+      for (std::size_t t = d_vec; t < d; ++t) r += a[t] * rows[u][t];
+      c[u * seg + j] = r;
+    }
+  }
+#else
+  if (seg != 0) reference::matmul_abt_ref(a, d, b, ldb, c, m, 1, S * seg, d);
+#endif
+  // The last m mod S rows, one at a time.
+  if (S * seg < m) matmul_abt_rows<S>(a, d, b + S * seg * ldb, ldb, c + S * seg, m, 1, m - S * seg, d);
+}
+
 inline void matmul_abt(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
                        std::size_t ldc, std::size_t n, std::size_t m, std::size_t d) {
   matmul_abt_rows<4>(a, lda, b, ldb, c, ldc, n, m, d);
@@ -380,42 +416,38 @@ inline void matmul_packed_ab_add_blocked(const float* packed, const float* b, st
 }
 
 // c (p floats) += a (k floats) · B (k×p, stride ldb): one row times a weight matrix, a decoding
-// step's products. B's rows are read in order, eight at a time, each exactly once and straight
-// from memory: at one row of A there is nothing to reuse, so the blocked kernel's copy of each
-// block into the cache (and its walk down the copy) would only add work to a product that the
-// memory's speed bounds. c, at most a few KB, stays in L1 across the eight rows.
+// step's products. Each of B's rows is read once, straight from memory: at one row of A there is
+// nothing to reuse, so the blocked kernel's copy of each block into the cache would only add work
+// to a product that the memory's speed bounds. A step takes one row from each of eight equal
+// segments of B's rows, eight sequential streams far apart, as matvec_abt_streams does: eight
+// adjacent rows of GPT-2's 768-wide matrices are one 24 KB window, which read about 11 GB/s in
+// wasm SIMD on an AMD EPYC against 18 for the segments. c, a few KB, stays in L1 throughout.
 inline void matvec_add(const float* a, const float* b, std::size_t ldb, float* c, std::size_t k, std::size_t p) {
   assert(k != 0 && p != 0);
 #if ATTN_SIMD
   using batch = xsimd::batch<float>;
-  constexpr std::size_t L = batch::size;
-  const std::size_t p_vec = p - p % L;
-  std::size_t t = 0;
-  // Eight rows a step: eight streams from memory in flight, and c loaded and stored once for
-  // eight multiply-adds.
-  for (; t + 8 <= k; t += 8) {
-    const float* r = b + t * ldb;
-    const batch a0(a[t]), a1(a[t + 1]), a2(a[t + 2]), a3(a[t + 3]);
-    const batch a4(a[t + 4]), a5(a[t + 5]), a6(a[t + 6]), a7(a[t + 7]);
+  constexpr std::size_t L = batch::size, S = 8;
+  const std::size_t p_vec = p - p % L, seg = k / S;
+  for (std::size_t t = 0; t < seg; ++t) {
+    std::array<const float*, S> r;
+    std::array<batch, S> at;
+    for (std::size_t u = 0; u < S; ++u) {
+      r[u] = b + (u * seg + t) * ldb;
+      at[u] = batch(a[u * seg + t]);
+    }
     for (std::size_t j = 0; j < p_vec; j += L) {
       batch acc = batch::load_unaligned(c + j);
-      acc = xsimd::fma(a0, batch::load_unaligned(r + j), acc);
-      acc = xsimd::fma(a1, batch::load_unaligned(r + ldb + j), acc);
-      acc = xsimd::fma(a2, batch::load_unaligned(r + 2 * ldb + j), acc);
-      acc = xsimd::fma(a3, batch::load_unaligned(r + 3 * ldb + j), acc);
-      acc = xsimd::fma(a4, batch::load_unaligned(r + 4 * ldb + j), acc);
-      acc = xsimd::fma(a5, batch::load_unaligned(r + 5 * ldb + j), acc);
-      acc = xsimd::fma(a6, batch::load_unaligned(r + 6 * ldb + j), acc);
-      acc = xsimd::fma(a7, batch::load_unaligned(r + 7 * ldb + j), acc);
+      for (std::size_t u = 0; u < S; ++u) acc = xsimd::fma(at[u], batch::load_unaligned(r[u] + j), acc);
       acc.store_unaligned(c + j);
     }
     for (std::size_t j = p_vec; j < p; ++j) {
       float sum = c[j];
-      for (std::size_t q = 0; q < 8; ++q) sum += a[t + q] * r[q * ldb + j];
+      for (std::size_t u = 0; u < S; ++u) sum += a[u * seg + t] * r[u][j];
       c[j] = sum;
     }
   }
-  for (; t < k; ++t) {
+  // The last k mod 8 rows, one at a time.
+  for (std::size_t t = S * seg; t < k; ++t) {
     const float* bt = b + t * ldb;
     const batch at(a[t]);
     for (std::size_t j = 0; j < p_vec; j += L) {

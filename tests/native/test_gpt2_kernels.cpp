@@ -187,7 +187,7 @@ TEST_CASE("gelu_tanh at its extremes: zero, huge, infinite and NaN inputs, in ev
   CHECK(mismatch(v, w, 3, [](std::size_t) { return 1e-6; }).empty());
 }
 
-TEST_CASE("matvec_add adds one row times B against the float64 reference, over four-row steps and tails") {
+TEST_CASE("matvec_add adds one row times B against the float64 reference, over its eight segments and tail rows") {
   ATTN_SEEDED_RANDOM(rng, 2604);
   for (std::size_t k : {1, 3, 4, 5, 8, 63, 768}) {
     for (std::size_t p : {1, 3, 4, 5, 17, 64, 769, 3072}) {
@@ -237,6 +237,29 @@ TEST_CASE("matmul_abt_rows<8> (the unembedding's) sums each entry as matmul_abt 
           CHECK_MESSAGE(where.empty(), where);
         }
       }
+    }
+  }
+}
+
+TEST_CASE("matvec_abt_streams (the unembedding's) sums each entry as matmul_abt does, across its segments and tail rows") {
+  ATTN_SEEDED_RANDOM(rng, 2606);
+  for (std::size_t m : {1, 7, 8, 9, 17, 100, 263}) {
+    for (std::size_t d : {1, 3, 4, 5, 64, 77}) {
+      CAPTURE(m);
+      CAPTURE(d);
+      const std::size_t ldb = d + 3;
+      std::vector<float> a(d), b(m * ldb, kNaN), c(m + 2, kNaN), same(m, kNaN), want(m, kNaN);
+      for (float& v : a) v = rng.uniform();
+      for (std::size_t j = 0; j < m; ++j) {
+        for (std::size_t t = 0; t < d; ++t) b[j * ldb + t] = rng.uniform();
+      }
+      attn::kernels::matvec_abt_streams<8>(a.data(), b.data(), ldb, c.data(), m, d);
+      attn::kernels::matmul_abt(a.data(), d, b.data(), ldb, same.data(), m, 1, m, d);
+      attn::reference::matmul_abt_ref(a.data(), d, b.data(), ldb, want.data(), m, 1, m, d);
+      CHECK(std::equal(same.begin(), same.end(), c.begin()));
+      CHECK((std::isnan(c[m]) && std::isnan(c[m + 1])));
+      const std::string where = mismatch(c.data(), want.data(), m, [&](std::size_t) { return 2.0 * double(d) * kEps; });
+      CHECK_MESSAGE(where.empty(), where);
     }
   }
 }
