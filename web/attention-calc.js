@@ -34,6 +34,11 @@
  *                            heads (from 0, as in the literature) with their scores and roles,
  *                            the lesson's check in words, the next tokens; its code, wasm and
  *                            tokenizer load only when shown
+ *                 kvcache    decoding with a KV cache: append tokens one at a time (one row of
+ *                            scores each, K and V growing, the new row against a full causal
+ *                            recomputation), grouped heads (MHA, GQA, MQA: which query heads
+ *                            share a K/V head, parameters and cache bytes per token), and
+ *                            real models' cache sizes (GPT-2 small, Llama-2-7B, Llama-3-8B, yours)
  *               "weights" alone shows just the weights and their heatmap.
  *   readonly    present: the learner can look and ask for explanations but not edit (the
  *               calculator's panels; the labs are experiments and stay interactive). As for
@@ -111,7 +116,7 @@
  *   where there is room), practice (the learner's grids in practice mode), steps, weights,
  *   explain, plot, checks, share, status, verified (the
  *   f32-against-float64 badge), heads, cost, scaling, construct, learned (and learned-train,
- *   its training section), gpt2.
+ *   its training section), gpt2, kvcache.
  *
  * CSS custom properties (set them on the element or any ancestor):
  *   --calc-ink, --calc-paper, --calc-muted, --calc-accent, --calc-cell, --calc-cell-border,
@@ -153,11 +158,19 @@ const LABS = {
   construct: () => import('./labs/construct/construct.js').then((m) => m.ConstructLab),
   learned: () => import('./labs/learned/learned.js').then((m) => m.LearnedLab),
   gpt2: () => import('./labs/gpt2/gpt2-panel.js').then((m) => m.Gpt2Lab),
+  kvcache: () => import('./labs/kvcache/kvcache.js').then((m) => m.KvCacheLab),
 };
 const LAB_NAMES = Object.keys(LABS);
 
 /** The labs that call the core's lab functions (bindings/labs.cpp); the learned heads have a module of their own. */
-const LABS_NEEDING_CORE = ['heads', 'cost', 'scaling', 'construct'];
+const LABS_NEEDING_CORE = ['heads', 'cost', 'scaling', 'construct', 'kvcache'];
+
+/**
+ * The labs past the lesson whose functions are in the next labs' module (attn.loadNextLabs()):
+ * a lab of these is built once that module has loaded too, so an embed without them never
+ * fetches it, and `ready` waits for their first numbers as for the other labs'.
+ */
+const LABS_NEEDING_NEXT_LABS = ['kvcache'];
 
 // On a server (Node, for server-side rendering) there is no HTMLElement: the class is defined
 // over a stand-in and never registered.
@@ -363,14 +376,23 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
       onError: (message) => this.#emitError(message),
     });
     // The labs follow the calculator's panels, inside its element.
+    const fullCore = () => loadAttention({ baseUrl: wasm });
+    const labs = Object.fromEntries(Object.entries(LABS).map(([name, load]) => [name, LABS_NEEDING_NEXT_LABS.includes(name)
+      ? () => Promise.all([load(), fullCore().then((core) => core.loadNextLabs())]).then(([Lab]) => Lab)
+      : load]));
     this.#labs = new LabShelf({
-      labs: LABS,
+      labs,
       needingCore: LABS_NEEDING_CORE,
       container: this.#calc.element,
       root: this.#root,
       attn,
-      fullCore: () => loadAttention({ baseUrl: wasm }),
-      options: { gpt2: { source: () => this.getAttribute('gpt2-src'), base }, learned: { base } },
+      fullCore,
+      options: {
+        gpt2: { source: () => this.getAttribute('gpt2-src'), base },
+        learned: { base },
+        // The decoding starts from the calculator's Q, K and V (the last valid ones).
+        kvcache: { calculator: () => this.#calc && structuredClone((({ q, k, v }) => ({ q, k, v }))(this.#calc.shown?.state ?? this.#calc.state)) },
+      },
       onError: (message) => this.#emitError(message),
     });
     this.#labs.show(view.panels);
