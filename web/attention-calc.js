@@ -163,14 +163,7 @@ const LABS = {
 const LAB_NAMES = Object.keys(LABS);
 
 /** The labs that call the core's lab functions (bindings/labs.cpp); the learned heads have a module of their own. */
-const LABS_NEEDING_CORE = ['heads', 'cost', 'scaling', 'construct', 'kvcache'];
-
-/**
- * The labs past the lesson whose functions are in the next labs' module (attn.loadNextLabs()):
- * a lab of these is built once that module has loaded too, so an embed without them never
- * fetches it, and `ready` waits for their first numbers as for the other labs'.
- */
-const LABS_NEEDING_NEXT_LABS = ['kvcache'];
+const LABS_NEEDING_CORE = ['heads', 'cost', 'scaling', 'construct'];
 
 // On a server (Node, for server-side rendering) there is no HTMLElement: the class is defined
 // over a stand-in and never registered.
@@ -376,22 +369,18 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
       onError: (message) => this.#emitError(message),
     });
     // The labs follow the calculator's panels, inside its element.
-    const fullCore = () => loadAttention({ baseUrl: wasm });
-    const labs = Object.fromEntries(Object.entries(LABS).map(([name, load]) => [name, LABS_NEEDING_NEXT_LABS.includes(name)
-      ? () => Promise.all([load(), fullCore().then((core) => core.loadNextLabs())]).then(([Lab]) => Lab)
-      : load]));
     this.#labs = new LabShelf({
-      labs,
+      labs: LABS,
       needingCore: LABS_NEEDING_CORE,
       container: this.#calc.element,
       root: this.#root,
       attn,
-      fullCore,
+      fullCore: () => loadAttention({ baseUrl: wasm }),
       options: {
         gpt2: { source: () => this.getAttribute('gpt2-src'), base },
         learned: { base },
         // The decoding starts from the calculator's Q, K and V (the last valid ones).
-        kvcache: { calculator: () => this.#calc && structuredClone((({ q, k, v }) => ({ q, k, v }))(this.#calc.shown?.state ?? this.#calc.state)) },
+        kvcache: { calculator: () => this.#calc.shown?.state ?? this.#calc.state },
       },
       onError: (message) => this.#emitError(message),
     });

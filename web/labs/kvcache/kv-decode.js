@@ -3,25 +3,16 @@
 // new output row is the last row of the full causal attention over every token so far. Every
 // number is the core's (decodeStep, attention); this module only draws them.
 import { h, sub } from '../../shared/dom.js';
-import { format } from '../../shared/format.js';
 import { MatrixGrid } from '../../shared/grid.js';
 import { LastValid } from '../../shared/last-valid.js';
 import { seedInput } from '../../shared/seed-input.js';
 import { scrollBox } from '../widgets/scroll-cue.js';
+import { seededRows } from './kv-draw.js';
+import { numberTable } from './kv-table.js';
 
 const MAX_TOKENS = 16; // the cache this view draws: the prompt and the tokens appended to it
 const MAX_PROMPT = 8, MAX_D = 8;
 const PARTS = ['q', 'k', 'v'];
-
-/** The cells of a read-only table, each with its value for the tests and a spoken name. */
-function numberRow(values, name, { highlight = false } = {}) {
-  return values.map((x, j) => h('td', {
-    class: highlight ? 'num newest' : 'num',
-    'aria-label': `${name(j)}: ${format(x, 3)}`,
-    dataset: { value: x },
-    text: format(x, 3),
-  }));
-}
 
 export class DecodeSteps {
   /**
@@ -115,11 +106,10 @@ export class DecodeSteps {
     this.#render();
   }
 
-  // Token t's q, k and v from the core's seeded generator, rounded to one decimal so that they
-  // read (and type) easily: row t of one draw, so a token's numbers do not depend on the others.
+  // Token t's q, k and v: row t of one seeded draw, so a token's numbers do not depend on how
+  // many came before it.
   #draw(t, dk, dv) {
-    const row = this.attn.normalMatrix({ rows: MAX_TOKENS, cols: 2 * dk + dv, seed: this.state.seed })[t]
-      .map((x) => Math.round(x * 10) / 10);
+    const row = seededRows(this.state.seed, MAX_TOKENS, 2 * dk + dv)[t];
     return { q: row.slice(0, dk), k: row.slice(dk, 2 * dk), v: row.slice(2 * dk) };
   }
 
@@ -164,8 +154,8 @@ export class DecodeSteps {
     const promptLength = prompt ? prompt.q.length : s.n;
     this.sourceNote.textContent = (s.source === 'calculator'
       ? `The prompt is the calculator’s ${promptLength} token${promptLength > 1 ? 's' : ''} (its Q, K and V rows, d_k = ${dk}, d_v = ${dv}); Reset reads them again. Decoding is causal, so the calculator’s mask and pitfalls are not used here.`
-      : `The prompt is ${promptLength} token${promptLength > 1 ? 's' : ''} with d_k = d_v = ${dk}, drawn by the core’s generator with seed ${s.seed}.`)
-      + ` Each new token’s q, k and v come from the same seed (rounded to one decimal); type over them to choose your own.`;
+      : `The prompt is ${promptLength} token${promptLength > 1 ? 's' : ''} with d_k = d_v = ${dk}, seeded with ${s.seed}.`)
+      + ' Each new token’s q, k and v come from the same seed; type over them to choose your own.';
 
     // The next token: the seeded draw for its position, unless the learner is typing in it.
     const t = r.tokens.length;
@@ -189,40 +179,33 @@ export class DecodeSteps {
       + (full ? ` The view holds ${MAX_TOKENS} tokens: Reset to start again.` : '');
 
     // This step's one row: scores, then weights.
-    this.scores.replaceChildren(h('figure', { class: 'matrix lab-figure' },
-      h('figcaption', {}, h('span', {}, h('strong', { text: 'This step' }), `: q${sub(t)}·kⱼ for the ${step.scores.length} keys, then the softmax of the scores · 1/√d_k`)),
-      scrollBox(h('table', { class: 'grid computed lab-matrix kv-row', dataset: { matrix: 'step' } },
-        h('thead', {}, h('tr', {}, h('td', { class: 'corner' }), keys.map((k) => h('th', { scope: 'col', text: k })))),
-        h('tbody', {},
-          h('tr', { dataset: { row: 'scores' } }, h('th', { scope: 'row', text: 'scores' }), numberRow(step.scores, (j) => `Score of q${sub(t)} with key ${j + 1}`)),
-          h('tr', { dataset: { row: 'weights' } }, h('th', { scope: 'row', text: 'weights' }), numberRow(step.weights, (j) => `Weight of key ${j + 1}`)))),
-      { label: 'This step’s scores, scroll sideways' })));
+    const figure = (caption, table, label) => h('figure', { class: 'matrix lab-figure' }, h('figcaption', {}, h('span', {}, ...caption)), scrollBox(table, { label }));
+    this.scores.replaceChildren(figure(
+      [h('strong', { text: 'This step' }), `: q${sub(t)}·kⱼ for the ${step.scores.length} keys, then the softmax of the scores · 1/√d_k`],
+      numberTable([step.scores, step.weights], {
+        name: 'step', rowLabels: ['scores', 'weights'], colLabels: keys,
+        cellName: (i, j) => (i === 0 ? `Score of q${sub(t)} with key ${j + 1}` : `Weight of key ${j + 1}`),
+      }), 'This step’s scores, scrolls sideways'));
 
     // The cache as the core returned it: one row more than before this step, the newest marked.
-    const cacheTable = (name, rows) => h('figure', { class: 'matrix lab-figure' },
-      h('figcaption', {}, h('span', {}, h('strong', { text: `${name} cache` }), `: ${rows.length} × ${rows[0].length}, row ${rows.length} new`)),
-      scrollBox(h('table', { class: 'grid computed lab-matrix', dataset: { matrix: `${name} cache` } },
-        h('tbody', {}, rows.map((row, i) => {
-          const newest = i === rows.length - 1;
-          return h('tr', { class: newest ? 'newest' : null },
-            h('th', { scope: 'row', text: `${name.toLowerCase()}${sub(i + 1)}${newest ? ' new' : ''}` }),
-            numberRow(row, (j) => `${name} cache row ${i + 1}${newest ? ' (new)' : ''}, column ${j + 1}`, { highlight: newest }));
-        }))),
-      { label: `${name} cache, scrolls sideways` }));
+    const cacheTable = (name, rows) => figure(
+      [h('strong', { text: `${name} cache` }), `: ${rows.length} × ${rows[0].length}, row ${rows.length} new`],
+      numberTable(rows, {
+        name: `${name} cache`, newest: rows.length - 1,
+        rowLabels: rows.map((_, i) => `${name.toLowerCase()}${sub(i + 1)}${i === rows.length - 1 ? ' new' : ''}`),
+        cellName: (i, j) => `${name} cache row ${i + 1}${i === rows.length - 1 ? ' (new)' : ''}, column ${j + 1}`,
+      }), `${name} cache, scrolls sideways`);
     this.cache.replaceChildren(cacheTable('K', step.k), cacheTable('V', step.v));
 
     // The new output row beside the last row of the full causal recomputation.
     const last = r.full.output.at(-1);
     const difference = Math.max(...step.output.map((x, j) => Math.abs(x - last[j])));
-    const cols = step.output.map((_, j) => `${j + 1}`);
-    this.compare.replaceChildren(h('figure', { class: 'matrix lab-figure' },
-      h('figcaption', {}, h('span', {}, h('strong', { text: `The new output row z${sub(t)}` }), ' against a full recomputation')),
-      scrollBox(h('table', { class: 'grid computed lab-matrix', dataset: { matrix: 'compare' } },
-        h('thead', {}, h('tr', {}, h('td', { class: 'corner' }), cols.map((c) => h('th', { scope: 'col', text: c })))),
-        h('tbody', {},
-          h('tr', { dataset: { row: 'step' } }, h('th', { scope: 'row', text: 'decode step' }), numberRow(step.output, (j) => `Decode step output, column ${j + 1}`)),
-          h('tr', { dataset: { row: 'full' } }, h('th', { scope: 'row', text: `full causal, row ${t}` }), numberRow(last, (j) => `Full causal recomputation, row ${t}, column ${j + 1}`)))),
-      { label: 'The two output rows, scroll sideways' })));
+    this.compare.replaceChildren(figure(
+      [h('strong', { text: `The new output row z${sub(t)}` }), ' against a full recomputation'],
+      numberTable([step.output, last], {
+        name: 'compare', rowLabels: ['decode step', `full causal, row ${t}`], colLabels: step.output.map((_, j) => `${j + 1}`),
+        cellName: (i, j) => (i === 0 ? `Decode step output, column ${j + 1}` : `Full causal recomputation, row ${t}, column ${j + 1}`),
+      }), 'The two output rows, scroll sideways'));
     const all = r.full.scores.length * r.full.scores[0].length;
     const visible = r.full.hidden.flat().filter((hidden) => !hidden).length;
     this.verdict.replaceChildren(

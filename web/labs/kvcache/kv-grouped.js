@@ -1,15 +1,15 @@
 // Grouped K/V heads: h query heads share h_kv K/V heads (MHA h_kv = h, GQA in between, MQA
 // h_kv = 1). One heatmap per query head, grouped by the K/V head it reads; the projections'
-// parameters and the cache's bytes per token, all from the core (groupedAttention,
-// parameterCount, kvCacheBytes).
+// parameters and the cache's bytes per token, all from the core (groupedAttention, for these
+// heads and for MHA's to compare).
 import { h, sub } from '../../shared/dom.js';
 import { heatmapSvg } from '../../shared/heatmap.js';
 import { LastValid } from '../../shared/last-valid.js';
 import { seedInput } from '../../shared/seed-input.js';
 import { tex } from '../../shared/tex.js';
-import { Slider } from '../widgets/slider.js';
 import { scrollBox } from '../widgets/scroll-cue.js';
-import { valueTable } from '../widgets/table.js';
+import { seededRows } from './kv-draw.js';
+import { numberTable } from './kv-table.js';
 
 const D_MODELS = [4, 8, 12, 16, 24];
 const MAX_TOKENS = 8, MAX_SHOWN_HEADS = 12;
@@ -25,6 +25,56 @@ export function attentionKind(heads, kvHeads) {
   return { kind: 'GQA', words: `grouped-query attention: ${kvHeads} groups of ${heads / kvHeads} query heads, each group sharing one K/V head` };
 }
 
+/**
+ * A slider over a list of allowed values (the divisors of a number), the value written beside it
+ * and as its aria-valuetext, with an optional box for any whole number from 1 to the largest
+ * value, so that a value off the list can be typed and refused by the core. Not
+ * ../widgets/slider.js: a third importer of that module would split the chunk the cost and √d_k
+ * labs share, and their embed would grow.
+ */
+class StepSlider {
+  constructor({ label, values, value, exact = false, onChange }) {
+    this.label = label;
+    this.onChange = onChange;
+    this.range = h('input', { type: 'range', min: 0, step: 1, 'aria-label': label, on: { input: () => this.#pick(this.values[Number(this.range.value)]) } });
+    this.output = h('output', { class: 'slider-value' });
+    this.box = exact ? h('input', { type: 'number', min: 1, step: 1, class: 'slider-exact', 'aria-label': `${label}, exact value`, on: { change: () => this.#typed() } }) : null;
+    this.message = h('span', { class: 'slider-message', role: 'alert' });
+    this.element = h('span', { class: 'slider' }, h('label', {}, h('span', { class: 'slider-label', text: label }), this.range), this.output, this.box, this.message);
+    this.show(values, value);
+  }
+
+  /** Shows `value` among `values` (the nearest position when it is not one of them), telling no one. */
+  show(values, value) {
+    this.values = values;
+    this.range.max = String(values.length - 1);
+    const nearest = values.reduce((k, x, t) => (Math.abs(x - value) < Math.abs(values[k] - value) ? t : k), 0);
+    this.range.value = String(nearest);
+    this.range.setAttribute('aria-valuetext', String(value));
+    this.output.textContent = String(value);
+    if (this.box) {
+      this.box.max = String(values.at(-1));
+      this.box.value = String(value);
+    }
+  }
+
+  #pick(value) {
+    this.message.textContent = '';
+    this.box?.removeAttribute('aria-invalid');
+    this.onChange(value);
+  }
+
+  #typed() {
+    const value = Number(this.box.value), max = this.values.at(-1);
+    if (this.box.value === '' || !Number.isInteger(value) || value < 1 || value > max) {
+      this.message.textContent = `${this.label} must be a whole number from 1 to ${max}`;
+      this.box.setAttribute('aria-invalid', 'true');
+      return;
+    }
+    this.#pick(value);
+  }
+}
+
 export class GroupedHeads {
   /** @param {{ attn: import('../../attention.js').Attention, onError: (message: string) => void }} o */
   constructor({ attn, onError }) {
@@ -32,10 +82,10 @@ export class GroupedHeads {
     this.state = { n: 5, d: 16, h: 4, kvHeads: 2, seed: 2, causal: true };
     const maxHeads = attn.limits().maxHeads;
     this.headValues = (d) => divisors(d, Math.min(maxHeads, MAX_SHOWN_HEADS));
-    this.heads = new Slider({ label: 'h (query heads)', values: this.headValues(this.state.d), value: this.state.h, onChange: (x) => this.#setHeads(x) });
+    this.heads = new StepSlider({ label: 'h (query heads)', values: this.headValues(this.state.d), value: this.state.h, onChange: (x) => this.#setHeads(x) });
     // The exact box takes any whole number up to h, so an h_kv that does not divide h reaches the
     // core, which refuses it in words.
-    this.kvHeads = new Slider({ label: 'h_kv (K/V heads)', values: divisors(this.state.h), value: this.state.kvHeads, exact: true, onChange: (x) => this.#set({ kvHeads: x }) });
+    this.kvHeads = new StepSlider({ label: 'h_kv (K/V heads)', values: divisors(this.state.h), value: this.state.kvHeads, exact: true, onChange: (x) => this.#set({ kvHeads: x }) });
     const select = (label, key, values) => h('label', { class: 'size' }, `${label} `, h('select', {
       'aria-label': label, dataset: { size: key },
       on: { change: (e) => this.#setModel(key, Number(e.target.value)) },
@@ -102,15 +152,15 @@ export class GroupedHeads {
     this.last.run(() => {
       // One draw for Q, K and V; K and V keep their first d·h_kv/h columns, so K/V head j holds
       // the same numbers whatever h_kv is (and with h_kv = h this is plain multi-head attention).
-      const all = this.attn.normalMatrix({ rows: 3 * n, cols: d, seed });
-      const q = all.slice(0, n);
+      const all = seededRows(seed, 3 * n, d);
+      const q = all.slice(0, n), kFull = all.slice(n, 2 * n), vFull = all.slice(2 * n);
       const cut = (rows) => rows.map((row) => row.slice(0, kvHeads * (d / heads)));
-      const k = cut(all.slice(n, 2 * n)), v = cut(all.slice(2 * n));
+      const k = cut(kFull), v = cut(vFull);
       const grouped = this.attn.groupedAttention(q, k, v, { heads, kvHeads, causal });
-      const mha = this.attn.parameterCount({ dModel: d, heads });
+      // Multi-head attention's counts, to compare: the same heads, each with its own K/V head.
+      const mha = kvHeads === heads ? grouped : this.attn.groupedAttention(q, kFull, vFull, { heads, kvHeads: heads, causal });
       const dHead = d / heads;
-      const mhaCache = this.attn.kvCacheBytes({ layers: 1, kvHeads: heads, dHead, tokens: 1, bytesPerValue: 4 });
-      return { sizes: { n, d, heads, kvHeads, dHead }, k, v, grouped, mha, mhaCache };
+      return { sizes: { n, d, heads, kvHeads, dHead }, k, v, grouped, mha: { parameters: mha.parameters, cacheBytes: mha.cacheBytesPerToken } };
     });
   }
 
@@ -119,20 +169,11 @@ export class GroupedHeads {
     for (const sel of this.sizeControls.querySelectorAll('select')) sel.value = String(s[sel.dataset.size]);
     this.causalBox.checked = s.causal;
     this.seedInput.value = String(s.seed);
-    const headValues = this.headValues(s.d);
-    if (headValues.join() !== this.heads.values.join()) {
-      this.heads.values = headValues;
-      this.heads.range.max = String(headValues.length - 1);
-    }
-    this.heads.show(s.h);
-    const kvValues = divisors(s.h);
-    this.kvHeads.values = kvValues;
-    this.kvHeads.range.max = String(kvValues.length - 1);
-    this.kvHeads.box.max = String(s.h);
-    this.kvHeads.show(s.kvHeads);
+    this.heads.show(this.headValues(s.d), s.h);
+    this.kvHeads.show(divisors(s.h), s.kvHeads);
     if (this.last.show() || !this.result) return;
 
-    const { sizes, k, v, grouped, mha, mhaCache } = this.result;
+    const { sizes, k, v, grouped, mha } = this.result;
     const { n, d, heads, kvHeads, dHead } = sizes;
     const { kind, words } = attentionKind(heads, kvHeads);
     this.kind.replaceChildren(h('span', { class: 'kv-kind-name', text: kind }), `: ${words}.`);
@@ -144,7 +185,8 @@ export class GroupedHeads {
     const headsOf = (a, b) => (group(a) === group(b) ? `K/V head ${group(a) + 1}` : `K/V heads ${group(a) + 1}–${group(b) + 1}`);
     const figure = (name, rows) => h('figure', { class: 'matrix lab-figure' },
       h('figcaption', {}, h('span', {}, h('strong', { text: name }), `: n × (h_kv · d_head) = ${n} × ${kvHeads * dHead}, one block of ${dHead} column${dHead > 1 ? 's' : ''} per K/V head`)),
-      scrollBox(valueTable(rows, { name, group, rowLabels: tokens, colLabels: labels('kv') }), { label: `${name}, scrolls sideways`, what: headsOf }));
+      scrollBox(numberTable(rows, { name, group, precision: 2, rowLabels: tokens, colLabels: labels('kv'), cellName: (i, j) => `${name} at token ${i + 1}, column ${j + 1}` }),
+        { label: `${name}, scrolls sideways`, what: headsOf }));
     this.kvTables.replaceChildren(figure('K', k), figure('V', v));
 
     // One box per K/V head, holding the maps of the query heads that read it.
@@ -163,8 +205,8 @@ export class GroupedHeads {
       h('span', { class: 'stat-title' }, title), h('strong', { class: 'stat-value', dataset: { value }, text: fmt(value) }), h('span', { class: 'stat-expected', text: note }));
     this.counts.replaceChildren(
       card('parameters', ['Parameters of W_Q, W_K, W_V, W_O: ', tex('2d^2 + 2d\\cdot\\frac{d\\,h_{kv}}{h}')], grouped.parameters,
-        `d = ${d}, h = ${heads}, h_kv = ${kvHeads}: ${saved(grouped.parameters, mha)} (4d²)`),
+        `d = ${d}, h = ${heads}, h_kv = ${kvHeads}: ${saved(grouped.parameters, mha.parameters)} (4d²)`),
       card('cache', ['Cache per token, one layer, float32: ', tex('2 \\times h_{kv} \\times d_{head} \\times 4')], grouped.cacheBytesPerToken,
-        `bytes: 2 × ${kvHeads} × ${dHead} × 4; ${saved(grouped.cacheBytesPerToken, mhaCache)}`));
+        `bytes: 2 × ${kvHeads} × ${dHead} × 4; ${saved(grouped.cacheBytesPerToken, mha.cacheBytes)}`));
   }
 }
