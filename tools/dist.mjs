@@ -43,7 +43,7 @@ const ENTRIES = ['attention-calc.js', 'frame.js', 'main.js', 'embed.js'];
 const COPIED = ['index.html', 'frame.html', 'embed.html', 'style.css', 'frame.css', 'embed.css', 'favicon.svg',
   'attention.d.ts', 'attention-calc.d.ts', 'react.d.ts', 'vue.d.ts', 'learned-heads.bin', 'wasm'];
 
-for (const required of ['wasm/attention-simd.wasm', 'wasm/attention-scalar.wasm', 'wasm/calculator-simd.wasm', 'wasm/calculator-scalar.wasm', 'wasm/learned-simd.wasm', 'wasm/learned-scalar.wasm', 'vendor/tex-formulas.js', 'learned-heads.bin']) {
+for (const required of ['wasm/attention-simd.wasm', 'wasm/attention-scalar.wasm', 'wasm/calculator-simd.wasm', 'wasm/calculator-scalar.wasm', 'wasm/learned-simd.wasm', 'wasm/learned-scalar.wasm', 'wasm/next-labs-simd.wasm', 'wasm/next-labs-scalar.wasm', 'vendor/tex-formulas.js', 'learned-heads.bin']) {
   try {
     statSync(join(WEB, required));
   } catch {
@@ -253,8 +253,12 @@ const labChunks = beyond(new Set([...otherLabs.flatMap((set) => [...set]), ...cl
 // when panels="gpt2" is shown, with GPT-2's wasm and tokenizer; reported on its own below.
 const gpt2Set = new Set([...closure(outputOf('labs/gpt2/gpt2-panel.js')), ...closure(outputOf('api/gpt2.js'))]);
 const gpt2Only = beyond(gpt2Set, elementFiles, ...otherLabs, panelSet);
+// The labs past the lesson (issue 40), with their own module (next-labs-*.wasm): reported on their own below.
+const NEXT_LABS = ['kvcache'].filter((lab) => outputOf(`labs/${lab}/${lab}.js`));
+const nextSet = new Set([...NEXT_LABS.flatMap((lab) => [...closure(outputOf(`labs/${lab}/${lab}.js`))]), ...closure(outputOf('api/next-labs.js'))]);
+const nextOnly = beyond(nextSet, elementFiles, ...otherLabs, panelSet, gpt2Set);
 // The four labs of the lesson's second half; the learned and GPT-2 panels are reported on their own below.
-const fourLabsJs = widgetJs.filter((f) => !learnedOnly.includes(f) && !gpt2Only.includes(f));
+const fourLabsJs = widgetJs.filter((f) => !learnedOnly.includes(f) && !gpt2Only.includes(f) && !nextOnly.includes(f));
 const simd = all.filter((f) => /attention-simd\.(wasm|mjs)$/.test(f));
 const scalar = all.filter((f) => /attention-scalar\.(wasm|mjs)$/.test(f));
 // An embed without a lab loads the calculator's module instead (loadAttention's labs: false).
@@ -298,6 +302,20 @@ console.log(`    code (${names(gpt2Files)}):  ${kb(measure(gpt2Files))}`);
 console.log(`    GPT-2 wasm, SIMD / scalar (.wasm + .mjs):  ${kb(measure(gpt2Simd))} / ${kb(measure(gpt2Scalar))}`);
 console.log(`    tokenizer (wasm/gpt2-tokenizer.bin):  ${kb(measure(gpt2Tokenizer))}`);
 console.log(`    in all, the larger build:  ${kb(gpt2Panel)} (budget: 450 KB gzip)`);
+// Issue 40: a lab past the lesson embedded alone loads the calculator's files and module, its chunk
+// and the next labs' module (no lab of the lesson's, no full core): within the labs' 150 KB.
+const nextSimd = all.filter((f) => /next-labs-simd\.(wasm|mjs)$/.test(f)), nextScalar = all.filter((f) => /next-labs-scalar\.(wasm|mjs)$/.test(f));
+const calculatorJs = fourLabsJs.filter((f) => !labChunks.includes(f));
+const nextLabWorst = [measure([...calculatorJs, ...nextOnly, ...calculatorSimd, ...nextSimd]),
+  measure([...calculatorJs, ...nextOnly, ...calculatorScalar, ...nextScalar])].sort((x, y) => y[1] - x[1])[0];
+console.log(`  the labs past the lesson (panels="${NEXT_LABS.join('", "')}"), loaded only when shown, beyond the calculator's files:`);
+console.log(`    code (${names(nextOnly)}):  ${kb(measure(nextOnly))}`);
+console.log(`    next labs' wasm, SIMD / scalar (.wasm + .mjs):  ${kb(measure(nextSimd))} / ${kb(measure(nextScalar))}`);
+console.log(`    one embed of such a lab alone, the larger build:  ${kb(nextLabWorst)} (budget: 150 KB gzip)`);
+if (nextLabWorst[1] > 150 * 1000) {
+  console.error('dist/: one embed of a lab past the lesson exceeds the 150 KB gzip budget');
+  process.exitCode = 1;
+}
 if (gpt2Only.length === 0 || gpt2Tokenizer.length === 0 || gpt2Simd.length === 0) {
   console.error('dist/: the GPT-2 panel\'s chunk, tokenizer or wasm is missing');
   process.exitCode = 1;

@@ -23,6 +23,8 @@ const FILES = {
   'wasm/learned-scalar.wasm': () => new URL('./wasm/learned-scalar.wasm', import.meta.url),
   'wasm/gpt2-simd.wasm': () => new URL('./wasm/gpt2-simd.wasm', import.meta.url),
   'wasm/gpt2-scalar.wasm': () => new URL('./wasm/gpt2-scalar.wasm', import.meta.url),
+  'wasm/next-labs-simd.wasm': () => new URL('./wasm/next-labs-simd.wasm', import.meta.url),
+  'wasm/next-labs-scalar.wasm': () => new URL('./wasm/next-labs-scalar.wasm', import.meta.url),
 };
 
 /** The Emscripten glue of each module, by its path: imported, so a bundler bundles it. */
@@ -35,6 +37,8 @@ const GLUE = {
   'wasm/learned-scalar.mjs': () => import('./wasm/learned-scalar.mjs'),
   'wasm/gpt2-simd.mjs': () => import('./wasm/gpt2-simd.mjs'),
   'wasm/gpt2-scalar.mjs': () => import('./wasm/gpt2-scalar.mjs'),
+  'wasm/next-labs-simd.mjs': () => import('./wasm/next-labs-simd.mjs'),
+  'wasm/next-labs-scalar.mjs': () => import('./wasm/next-labs-scalar.mjs'),
 };
 
 let defaultBase = null; // AttentionCalcElement.baseUrl: null, the files above

@@ -205,6 +205,31 @@ export interface MultiHeadOptions {
   mask?: MaskInput;
 }
 
+export interface DecodeStepResult {
+  /** 1/√d_k. */
+  scale: number;
+  /** q·k_jᵀ for the m cached keys and the new one: m + 1 numbers, the only scores this step computes. */
+  scores: number[];
+  /** softmax(scores · scale): m + 1 numbers summing to 1. */
+  weights: number[];
+  /** The new row of Z, d_v numbers. */
+  output: number[];
+  /** The cache one row longer: (m + 1)×d_k and (m + 1)×d_v. */
+  k: Rows;
+  v: Rows;
+}
+
+export interface GroupedAttentionResult {
+  /** One per query head: its attention (n×n weights, n×d_k output, every intermediate) and the K/V head it reads. */
+  heads: (AttentionResult & { kvHead: number })[];
+  /** The heads' outputs side by side, n×d (before W_O). */
+  output: Rows;
+  /** W_Q and W_O (d×d each) plus W_K and W_V (d × d·kvHeads/heads each), no biases: 2·d² + 2·d·(d·kvHeads/heads). */
+  parameters: number;
+  /** One layer's K and V for one token in float32: 2 × kvHeads × d_head × 4 bytes. */
+  cacheBytesPerToken: number;
+}
+
 export interface MultiHeadResult {
   q: Rows;
   k: Rows;
@@ -807,6 +832,31 @@ export interface Attention {
    * "The cat sat on the mat because it was tired".
    */
   constructedHead(options: { kind: HeadKind; sentence?: string }): ConstructedHead;
+  /**
+   * Loads the module of the labs past the lesson (next-labs-{simd,scalar}, beside the others),
+   * once. decodeStep, groupedAttention and kvCacheBytes need it: until it has loaded each throws
+   * an Error saying so. A failed load can be tried again.
+   */
+  loadNextLabs(): Promise<void>;
+  /**
+   * One decoding step against a KV cache (the kvcache lab; await loadNextLabs() first): the new token's query q meets the m
+   * cached keys and its own key kNew, so only one new row of m + 1 scores is computed; its weights
+   * mix the cached values and vNew into output, the new row of Z (the last row of causal attention
+   * over the whole text). k (m×d_k) and v (m×d_v) come back with kNew and vNew appended. k and v
+   * may be [] for the first token. An Error in words for mismatched lengths or a non-finite entry.
+   */
+  decodeStep(options: { k: MatrixInput; v: MatrixInput; q: NumberList; kNew: NumberList; vNew: NumberList }): DecodeStepResult;
+  /**
+   * Grouped-query attention (await loadNextLabs() first): `heads` query heads share `kvHeads` K/V heads (MHA kvHeads = heads,
+   * GQA, MQA kvHeads = 1). q is n×d (d divisible by heads); k and v are n×(d·kvHeads/heads);
+   * query head i reads K/V head ⌊i / (heads / kvHeads)⌋. kvHeads must divide heads.
+   */
+  groupedAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options: { heads: number; kvHeads: number; causal?: boolean }): GroupedAttentionResult;
+  /**
+   * A KV cache's bytes (await loadNextLabs() first): 2 (K and V) × layers × kvHeads × dHead × tokens × bytesPerValue, exact;
+   * an Error past 2⁵³ − 1. layers, kvHeads 1 to 10,000; dHead 1 to 100,000; bytesPerValue 1 to 8.
+   */
+  kvCacheBytes(options: { layers: number; kvHeads: number; dHead: number; tokens: number; bytesPerValue: number }): number;
   /**
    * Times the explaining path on seeded random n×d inputs (the monotonic clock, read in the core). Blocks
    * while it runs. n 1 to limits().maxTimingN; d 1 to maxCols (default 64); repeats 1 to maxTimingRepeats (default 1);

@@ -16,8 +16,8 @@
 // loaded on first use). The rule between JS and the core: JS checks the form of an input (a
 // number, a matrix, a string), the core every value and limit.
 
-import { argument, optionsOf, toBoolean } from './api/arguments.js';
-import { Calculator } from './api/calculator.js';
+import { argument, fail, optionsOf, toBoolean } from './api/arguments.js';
+import { Calculator, reasonNames } from './api/calculator.js';
 import { sizeRules, toUrl } from './api/convert.js';
 import { Labs } from './api/labs.js';
 import { LearnedHeads } from './api/learned.js';
@@ -76,6 +76,9 @@ class Attention {
   #calculator;
   #labs;
   #learned;
+  #nextLabs = null;       // api/next-labs.js's NextLabs, once loadNextLabs() has loaded it and its module
+  #nextLabsLoading = null;
+  #nextLabsArgs;
   #variant;            // 'simd' or 'scalar'
   #base;               // the folder of the modules
   #gpt2Loading = null; // Promise of GPT-2's module with its tokenizer, once asked for
@@ -85,6 +88,7 @@ class Attention {
     const limits = this.#calculator.limits();
     this.#labs = new Labs(core, limits);
     this.#learned = new LearnedHeads(variant, base, HERE, sizeRules(core, limits));
+    this.#nextLabsArgs = [variant, base, sizeRules(core, limits), reasonNames(core.maskReasonBits())];
     this.#variant = variant;
     this.#base = base;
     /** Whether the SIMD build is running. */
@@ -112,6 +116,26 @@ class Attention {
   timeAttention(options) { return this.#labs.timeAttention(options); }
   fitPowerLaw(options) { return this.#labs.fitPowerLaw(options); }
   peakMulAdd(iterations) { return this.#labs.peakMulAdd(iterations); }
+
+  // The labs past the lesson (api/next-labs.js), once loadNextLabs() has loaded their module
+  // (their API code too is a chunk of its own: the lesson's labs' embed transfers none of it).
+  loadNextLabs() {
+    if (!this.#nextLabsLoading) {
+      this.#nextLabsLoading = import('./api/next-labs.js').then(async ({ NextLabs }) => {
+        const labs = new NextLabs(...this.#nextLabsArgs);
+        await labs.loadNextLabs();
+        this.#nextLabs = labs;
+      });
+      this.#nextLabsLoading.catch(() => (this.#nextLabsLoading = null)); // a failed load can be tried again
+    }
+    return this.#nextLabsLoading;
+  }
+  #next(name) {
+    return this.#nextLabs ?? fail(`${name} needs the next labs' module, which has not loaded: await loadNextLabs() first`);
+  }
+  decodeStep(options) { return this.#next('decodeStep').decodeStep(options); }
+  groupedAttention(q, k, v, options) { return this.#next('groupedAttention').groupedAttention(q, k, v, options); }
+  kvCacheBytes(options) { return this.#next('kvCacheBytes').kvCacheBytes(options); }
 
   // The learned heads (api/learned.js)
   learnedModel(options) { return this.#learned.learnedModel(options); }

@@ -10,6 +10,14 @@ import { h } from './dom.js';
 // strict CSP allows.
 const MATH_FONTS = "'Latin Modern Math', 'STIX Two Math', 'Cambria Math', 'DejaVu Math TeX Gyre', math";
 
+/**
+ * Adds the formulas of a file render-tex.mjs wrote for some labs alone (the labs past the lesson's
+ * vendor/tex-formulas-next-labs.js): each such lab registers its file as its chunk loads.
+ */
+export function registerFormulas(formulas) {
+  for (const [key, markup] of formulas) FORMULAS.set(key, markup);
+}
+
 /** A <span> holding `expression` typeset inline, or as a centred block with display. */
 export function tex(expression, { display = false, label } = {}) {
   const span = h('span', { class: display ? 'tex tex-display' : 'tex' });

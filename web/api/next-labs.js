@@ -1,0 +1,102 @@
+// The API of the labs past the lesson (issue 40): decoding with a KV cache, grouped K/V heads and a
+// cache's size. Their own module (next-labs-{simd,scalar}.mjs/.wasm, from bindings/next_labs.cpp),
+// loaded by loadNextLabs(), so that an embed of the lesson's labs transfers none of it. Once it
+// has loaded, each method answers synchronously, as the calculator's do. Types: attention.d.ts.
+
+import { argument, count, fail, optionsOf, toBoolean, unwrap, withDefault } from './arguments.js';
+import { toMatrix, toRows, toVector, toWhole } from './convert.js';
+import { attentionResult } from './calculator.js';
+import { instantiate } from './modules.js';
+
+/** The next labs' methods of Attention, and their module's loader. */
+export class NextLabs {
+  #variant;         // 'simd' or 'scalar'
+  #base;            // the folder of the modules, or null: the asset table's files
+  #sizes;           // the calculator's checks of sizes (convert.js's sizeRules)
+  #hiddenBy;        // MaskReason bits → the names of the rules (the calculator's module's)
+  #loading = null;  // Promise of the module, once asked for
+  #core = null;     // the module, once loaded
+
+  constructor(variant, base, sizes, hiddenBy) {
+    this.#variant = variant;
+    this.#base = base;
+    this.#sizes = sizes;
+    this.#hiddenBy = hiddenBy;
+  }
+
+  /** Loads the next labs' module (next-labs-{simd,scalar} beside the calculator's), once. */
+  loadNextLabs() {
+    if (!this.#loading) {
+      this.#loading = instantiate('next-labs', this.#variant, this.#base).then((core) => {
+        this.#core = core;
+      });
+      this.#loading.catch(() => (this.#loading = null)); // a failed load can be tried again
+    }
+    return this.#loading;
+  }
+
+  #loaded(name) {
+    return this.#core ?? fail(`${name} needs the next labs' module, which has not loaded: await loadNextLabs() first`);
+  }
+
+  /**
+   * One decoding step against a KV cache: the new token's query meets the m cached keys and its
+   * own (m + 1 scores), and the cache comes back one row longer. k, v may be [] (m = 0).
+   */
+  decodeStep(options) {
+    const core = this.#loaded('decodeStep');
+    const o = optionsOf(options, 'decodeStep', '{ k, v, q, kNew, vNew }');
+    const S = this.#sizes;
+    const q = argument('q', () => toVector(o.q, 'q', S) ?? fail('q is missing: the new token\'s query, d_k numbers'));
+    const kNew = argument('kNew', () => toVector(o.kNew, 'kNew', S) ?? fail('kNew is missing: the new token\'s key, d_k numbers'));
+    const vNew = argument('vNew', () => toVector(o.vNew, 'vNew', S) ?? fail('vNew is missing: the new token\'s value, d_v numbers'));
+    const cache = (value, name, cols) => (Array.isArray(value) && value.length === 0
+      ? { data: new Float32Array(0), rows: 0, cols } : argument(name, () => toMatrix(value, name, S)));
+    const K = cache(o.k ?? [], 'k', q.length), V = cache(o.v ?? [], 'v', vNew.length);
+    if (K.rows !== V.rows) fail(`k has ${count(K.rows, 'row', 'rows')} and v ${count(V.rows, 'row', 'rows')}: the cache holds one row of each per token`);
+    const raw = unwrap(core.decodeStep({ k: K.data, v: V.data, m: K.rows, dK: K.cols, dV: V.cols, q, kNew, vNew }));
+    const m = K.rows + 1;
+    return {
+      scale: raw.scale,
+      scores: Array.from(raw.scores),
+      weights: Array.from(raw.weights),
+      output: Array.from(raw.output),
+      k: toRows(raw.k, m, q.length),
+      v: toRows(raw.v, m, vNew.length),
+    };
+  }
+
+  /**
+   * h query heads over h_kv K/V heads (MHA, GQA, MQA): q is n×d, k and v n×(d·kvHeads/heads);
+   * query head i reads K/V head ⌊i / (heads / kvHeads)⌋.
+   */
+  groupedAttention(q, k, v, options) {
+    const core = this.#loaded('groupedAttention');
+    const o = optionsOf(options, 'groupedAttention', '{ heads, kvHeads }');
+    const S = this.#sizes;
+    const Q = argument('q', () => toMatrix(q, 'q', S));
+    const K = argument('k', () => toMatrix(k, 'k', S));
+    const V = argument('v', () => toMatrix(v, 'v', S));
+    const heads = argument('heads', () => toWhole(o.heads, 'heads'));
+    const kvHeads = argument('kvHeads', () => toWhole(o.kvHeads, 'kvHeads'));
+    const causal = argument('causal', () => toBoolean(withDefault(o.causal, false), 'causal'));
+    if (V.rows !== K.rows || V.cols !== K.cols) fail(`v is ${V.rows}×${V.cols} but must be the shape of k, ${K.rows}×${K.cols}`);
+    const raw = unwrap(core.groupedAttention({ q: Q.data, k: K.data, v: V.data, n: Q.rows, d: Q.cols, dKv: K.cols, heads, kvHeads, causal }));
+    const n = Q.rows, dk = Q.cols / heads;
+    return {
+      heads: raw.heads.map((head) => ({ ...attentionResult(head, n, n, dk, this.#hiddenBy), kvHead: head.kvHead })),
+      output: toRows(raw.output, n, Q.cols),
+      parameters: raw.parameters,
+      cacheBytesPerToken: raw.cacheBytesPerToken,
+    };
+  }
+
+  /** 2 × layers × kvHeads × dHead × tokens × bytesPerValue: a model's KV cache in bytes. */
+  kvCacheBytes(options) {
+    const core = this.#loaded('kvCacheBytes');
+    const o = optionsOf(options, 'kvCacheBytes', '{ layers, kvHeads, dHead, tokens, bytesPerValue }');
+    const args = {};
+    for (const key of ['layers', 'kvHeads', 'dHead', 'tokens', 'bytesPerValue']) args[key] = argument(key, () => toWhole(o[key], key));
+    return unwrap(core.kvCacheBytes(args)).value;
+  }
+}
