@@ -4,7 +4,7 @@
 // number is the core's (decodeStep, attention); this module only draws them.
 import { h, sub } from '../../shared/dom.js';
 import { MatrixGrid } from '../../shared/grid.js';
-import { LastValid } from '../../shared/last-valid.js';
+import { LastValid, sentence } from '../../shared/last-valid.js';
 import { seedInput } from '../../shared/seed-input.js';
 import { scrollBox } from '../widgets/scroll-cue.js';
 import { seededRows } from './kv-draw.js';
@@ -47,7 +47,8 @@ export class DecodeSteps {
       cellLabel: (i, j) => `New token's ${part}, entry ${j + 1}`,
       onCell: (i, j, value) => { this.next[part][j] = value; },
       onPaste: (rows) => this.#paste(part, rows),
-      onValidityChange: () => {},
+      // A refused Append's message goes once the fields are all numbers again.
+      onValidityChange: () => { if (this.refused && !this.nextGrids.some((g) => g.error)) this.#refuse(''); },
     }));
     this.appendButton = h('button', { type: 'button', class: 'kv-append', text: 'Append a token', on: { click: () => this.append() } });
     this.resetButton = h('button', { type: 'button', text: 'Reset', on: { click: () => this.#setPrompt({}) } });
@@ -82,13 +83,20 @@ export class DecodeSteps {
   append() {
     const problem = this.nextGrids.map((g) => g.error).find(Boolean);
     if (problem) {
-      this.last.show(`${problem}: fix it to append the token`);
+      this.#refuse(`${sentence(problem)} Fix it to append the token.`);
       return;
     }
+    this.#refuse('');
     if (this.tokens.length >= MAX_TOKENS) return;
     const tokens = [...this.tokens, structuredClone(this.next)];
     if (this.last.run(() => this.#decode(tokens))) this.tokens = tokens;
     this.#render();
+  }
+
+  // Append refused for a field that holds no number: said in place, the cache left as it was.
+  #refuse(message) {
+    this.refused = Boolean(message);
+    this.message.textContent = message || (this.last.error ? this.message.textContent : '');
   }
 
   // The prompt: the calculator's Q, K and V, or seeded rows; then the next token's seeded draw.
@@ -102,6 +110,7 @@ export class DecodeSteps {
       this.tokens = Array.from({ length: this.state.n }, (_, t) => this.#draw(t, this.state.d, this.state.d));
     }
     for (const g of this.nextGrids) g.reset();
+    this.#refuse('');
     this.last.run(() => this.#decode(this.tokens));
     this.#render();
   }

@@ -6,5 +6,5 @@ import { mulberry32 } from '../../shared/random.js';
 /** rows × cols numbers from `seed`, row by row. */
 export function seededRows(seed, rows, cols) {
   const rand = mulberry32(seed);
-  return Array.from({ length: rows }, () => Array.from({ length: cols }, () => Math.round((rand() * 4 - 2) * 10) / 10));
+  return Array.from({ length: rows }, () => Array.from({ length: cols }, () => Math.round((rand() * 4 - 2) * 10) / 10 + 0)); // + 0: never −0
 }

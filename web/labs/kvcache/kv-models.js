@@ -83,9 +83,7 @@ export class ModelTable {
     if (values.heads % values.kvHeads !== 0) {
       return this.#refuse(this.inputs.kvHeads, `${values.kvHeads} K/V heads do not divide ${values.heads} heads: each K/V head serves a whole group of query heads`);
     }
-    const before = this.yours;
-    this.yours = values;
-    if (!this.#render(input)) this.yours = before;
+    this.#render(input, values);
   }
 
   #refuse(input, message) {
@@ -97,10 +95,10 @@ export class ModelTable {
     return false;
   }
 
-  // The table, every size from kvCacheBytes; false (and the message) if the core refuses the
-  // learner's model.
-  #render(from = null) {
-    const models = [...MODELS, { key: 'yours', name: 'Your model', ...this.yours }];
+  // The table for the learner's model `yours`, every size from kvCacheBytes; false (and the
+  // message, the last valid model kept) if the core refuses it.
+  #render(from = null, yours = this.yours) {
+    const models = [...MODELS, { key: 'yours', name: 'Your model', ...yours }];
     let rows;
     try {
       rows = models.map((m) => ({
@@ -112,6 +110,7 @@ export class ModelTable {
       return this.#refuse(from ?? this.inputs.layers, error.message);
     }
     this.shown = rows;
+    this.yours = yours;
     this.message.textContent = '';
     for (const box of Object.values(this.inputs)) box.removeAttribute('aria-invalid');
     const head = (text) => h('th', { scope: 'col', text });
