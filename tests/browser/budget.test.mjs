@@ -132,7 +132,7 @@ describe('every byte one embed transfers, gzip-compressed and with its headers, 
   // "Train in this browser" is pressed.
   const LEARNED = /\/learned[-.]|\/learned-worker\.js$/;
   test('without panels="learned" no learned-heads file is fetched (chunk, worker, wasm, checkpoint)', async () => {
-    for (const [body, shows] of [['<attention-calc></attention-calc>'], ['<attention-calc panels="weights"></attention-calc>'], ['<attention-calc panels="heads,cost,scaling,construct"></attention-calc>', '.construct-lab']]) {
+    for (const [body, shows] of [['<attention-calc></attention-calc>'], ['<attention-calc panels="weights"></attention-calc>'], ['<attention-calc panels="heads,cost,scaling,construct,kvcache"></attention-calc>', '.construct-lab']]) {
       const sizes = await transferred(env, { body, shows });
       assert.deepEqual(sizes.files.filter(([p]) => LEARNED.test(p)), [], `${body} fetched: ${sizes.files.map(([p]) => p).join(' ')}`);
     }
@@ -181,7 +181,7 @@ describe('every byte one embed transfers, gzip-compressed and with its headers, 
   // and GPT-2's module and tokenizer only once a model is opened. Its own bytes: at most 450 KB gzip.
   const GPT2 = /\/gpt2[-.]/;
   test('without panels="gpt2" no GPT-2 file is fetched; with it, the panel\'s chunk and worker, and no wasm or tokenizer before a model is opened', async () => {
-    for (const [body, shows] of [['<attention-calc></attention-calc>'], ['<attention-calc panels="weights"></attention-calc>'], ['<attention-calc panels="heads,cost,scaling,construct,learned"></attention-calc>', '.construct-lab']]) {
+    for (const [body, shows] of [['<attention-calc></attention-calc>'], ['<attention-calc panels="weights"></attention-calc>'], ['<attention-calc panels="heads,cost,scaling,construct,learned,kvcache"></attention-calc>', '.construct-lab']]) {
       const sizes = await transferred(env, { body, shows });
       assert.deepEqual(sizes.files.filter(([p]) => GPT2.test(p)), [], `${body} fetched: ${sizes.files.map(([p]) => p).join(' ')}`);
     }

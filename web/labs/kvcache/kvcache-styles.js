@@ -4,7 +4,9 @@ export const kvcacheStyles = String.raw`
 .kvcache-lab .kv-part { margin-top: 1.5em; }
 .kvcache-lab .kv-part:first-of-type { margin-top: 0.5em; }
 .kvcache-lab .kv-next .input-matrix { min-width: 0; }
-.kvcache-lab .kv-cache { align-items: flex-start; }
+.kvcache-lab .kv-decode .lab-results { display: flex; flex-wrap: wrap; gap: 0.5em 2em; align-items: flex-start; }
+.kvcache-lab .kv-decode .lab-results > * { min-width: 0; max-width: 100%; }
+.kvcache-lab .kv-decode .lab-results > p { flex: 1 0 100%; margin: 0.25em 0; }
 /* The row this step added: tinted (at most 30 %, where the ink keeps 4.5:1 in both themes) and named. */
 .kvcache-lab tr.newest td, .kvcache-lab tr.newest th { background: color-mix(in srgb, var(--calc-accent) 22%, var(--calc-cell)); }
 .kvcache-lab tr.newest th { color: var(--calc-ink); font-weight: 700; }
