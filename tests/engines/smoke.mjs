@@ -160,7 +160,7 @@ export function smokeSuite(engineKey) {
       assertShows(await page.matrix('Output', 3, 2), want.output, 'output after the drag');
     });
 
-    it('index.html renders every lab: multi-head, cost, scaling, construct, learned heads', TEST, async () => {
+    it('index.html renders every lab: multi-head, cost, scaling, construct, learned heads, the KV cache', TEST, async () => {
       await page.open(url);
       const labs = await page.evaluate(async () => {
         const panels = [];
@@ -183,15 +183,22 @@ export function smokeSuite(engineKey) {
             for (let t = 0; t < 200 && names().length < 4; t++) await new Promise((r) => setTimeout(r, 100));
             return names();
           })(),
+          kvcache: await (async () => {
+            // The KV-cache lab draws once its module (the next labs') has loaded: Llama-3-8B's cache at 128k tokens.
+            const cell = () => window.__engine.lookFor('Real models’ KV caches')?.querySelector('tr[data-model="llama3"] td[data-tokens="131072"]');
+            for (let t = 0; t < 200 && !cell(); t++) await new Promise((r) => setTimeout(r, 100));
+            return cell()?.dataset.bytes ?? null;
+          })(),
         };
       });
-      assert.deepEqual(labs.panels, ['calculator', 'heads', 'cost', 'scaling', 'construct', 'learned', 'gpt2']);
+      assert.deepEqual(labs.panels, ['calculator', 'heads', 'cost', 'scaling', 'construct', 'learned', 'gpt2', 'kvcache']);
       assert.ok(labs.heads >= 1, `${labs.heads} head maps`);
       assert.equal(labs.scores, '1.61 GFLOP'); // 2n²d for n = 1024, d = 768
       assert.equal(labs.scalingCharts, 3); // the histograms on one shared axis, the softmax rows on one, the gradient across d_k
       assert.match(labs.construct, /^\d+ of \d+ tokens/);
       assert.equal(labs.constructMap, 1);
       assert.deepEqual(labs.learnedMaps, ['Layer 1 head 1', 'Layer 1 head 2', 'Layer 2 head 1', 'Layer 2 head 2']);
+      assert.equal(labs.kvcache, String(16 * 2 ** 30)); // 2 × 32 layers × 8 K/V heads × 128 × 131,072 tokens × 2 bytes
     });
 
     it('the cost lab times each size over ≥ 20 ticks of this engine\'s clock, says how long a tick is, and fits a slope', TEST, async () => {
