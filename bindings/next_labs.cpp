@@ -1,5 +1,6 @@
-// Embind layer of the labs past the lesson (issue 40): decoding with a KV cache, grouped K/V
-// heads and a cache's size (src/kv_cache.hpp). Their own module, next-labs-{simd,scalar}, which a
+// Embind layer of the labs past the lesson (issue 40): FlashAttention's online softmax step by
+// step (src/tiled_attention.hpp), decoding with a KV cache, grouped K/V heads and a cache's size
+// (src/kv_cache.hpp). Their own module, next-labs-{simd,scalar}, which a
 // page loads only when one of these labs is shown (loadNextLabs()): the four labs' embed, whose
 // full module is within its budget to the last kilobyte, does not grow by a byte.
 #include <emscripten/bind.h>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "kv_cache.hpp"
+#include "tiled_attention.hpp"
 #include "matrix.hpp"
 
 #include "attention_args.hpp"
@@ -67,9 +69,38 @@ val kv_cache_bytes(val args) {
   });
 }
 
+// args: { q (n×d), k (m×d), v (m×dV), n, m, d, dV, tile, causal }
+val tiled_attention(val args) {
+  return guarded([&] {
+    const attn::Matrix q = matrix_arg(args, "q", "n", "d"), k = matrix_arg(args, "k", "m", "d"), v = matrix_arg(args, "v", "m", "dV");
+    const attn::TiledResult r = attn::tiled_attention(q, k, v, size_arg(args, "tile"), args["causal"].as<bool>());
+    val tiles = val::array();
+    for (const attn::TileStep& s : r.tiles) {
+      val t = val::object();
+      t.set("row", double(s.row));
+      t.set("start", double(s.start));
+      t.set("end", double(s.end));
+      t.set("scores", float32_array(s.scores));
+      t.set("max", s.max);
+      t.set("rescale", s.rescale);
+      t.set("sum", s.sum);
+      t.set("output", float32_array(s.output));
+      tiles.call<void>("push", t);
+    }
+    val out = val::object();
+    out.set("output", float32_array(r.output.data));
+    out.set("tiles", tiles);
+    out.set("skipped", double(r.skipped));
+    out.set("peakFloats", double(r.peak_floats));
+    out.set("fullPeakFloats", double(r.full_peak_floats));
+    return out;
+  });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_calc_next_labs) {
+  emscripten::function("tiledAttention", &tiled_attention);
   emscripten::function("decodeStep", &decode_step);
   emscripten::function("groupedAttention", &grouped_attention);
   emscripten::function("kvCacheBytes", &kv_cache_bytes);

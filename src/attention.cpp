@@ -14,9 +14,7 @@
 
 namespace attn {
 
-namespace {
-
-void validate_shapes(const MatrixView& q, const MatrixView& k, const MatrixView& v) {
+void validate_attention_inputs(const MatrixView& q, const MatrixView& k, const MatrixView& v) {
   validate_matrix("Q", q);
   validate_matrix("K", k);
   validate_matrix("V", v);
@@ -30,6 +28,8 @@ void validate_shapes(const MatrixView& q, const MatrixView& k, const MatrixView&
   }
   validate_score_shape(q.rows, k.rows);
 }
+
+namespace {
 
 float choose_scale(const Pitfalls& pitfalls, std::size_t d_k) {
   if (!pitfalls.scale) {
@@ -94,7 +94,7 @@ double exact_scale(const Pitfalls& pitfalls, std::size_t d_k) {
 
 AttentionResult attention(const MatrixView& q, const MatrixView& k, const MatrixView& v,
                           const AttentionOptions& options) {
-  validate_shapes(q, k, v);
+  validate_attention_inputs(q, k, v);
   const std::size_t n = q.rows, m = k.rows, d_k = q.cols, d_v = v.cols;
   validate_mask(options.mask, n, m);
 

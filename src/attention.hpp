@@ -79,4 +79,8 @@ struct AttentionResult {
 AttentionResult attention(const MatrixView& q, const MatrixView& k, const MatrixView& v,
                           const AttentionOptions& options = {});
 
+// attention()'s checks of its inputs alone: Q, K and V finite and within limits::, K as wide as
+// Q, V as long as K, and one n×m matrix within limits::kMaxScoreEntries. Throws attn::Error.
+void validate_attention_inputs(const MatrixView& q, const MatrixView& k, const MatrixView& v);
+
 }  // namespace attn

@@ -205,6 +205,37 @@ export interface MultiHeadOptions {
   mask?: MaskInput;
 }
 
+export interface TileStep {
+  /** The query row. */
+  row: number;
+  /** The tile's keys: start to end − 1. */
+  start: number;
+  end: number;
+  /** The scaled scores q·kᵀ/√d_k of the keys this step reads (under the causal mask, those up to the row). */
+  scores: number[];
+  /** The running max m after this tile. */
+  max: number;
+  /** e^(m_old − m_new): what the running sum and output were multiplied by (0 at a row's first tile). */
+  rescale: number;
+  /** The running sum ℓ = Σ e^(s − m) after this tile. */
+  sum: number;
+  /** The running output divided by ℓ: the row of Z, had the row ended at this tile. */
+  output: number[];
+}
+
+export interface TiledAttentionResult {
+  /** Z, n×d_v. */
+  output: Rows;
+  /** Every step: for each query row in order, its tiles in order (skipped tiles left out). */
+  tiles: TileStep[];
+  /** Tiles a causal mask never reads: every key after the row. */
+  skipped: number;
+  /** The most floats the tiled path held at once (one tile of scores, m, ℓ and the output), counted by the core's allocator. */
+  peakFloats: number;
+  /** The same for the plain path (the n×m scores, then Z). */
+  fullPeakFloats: number;
+}
+
 export interface DecodeStepResult {
   /** 1/√d_k. */
   scale: number;
@@ -834,10 +865,17 @@ export interface Attention {
   constructedHead(options: { kind: HeadKind; sentence?: string }): ConstructedHead;
   /**
    * Loads the module of the labs past the lesson (next-labs-{simd,scalar}, beside the others),
-   * once. decodeStep, groupedAttention and kvCacheBytes need it: until it has loaded each throws
+   * once. tiledAttention, decodeStep, groupedAttention and kvCacheBytes need it: until it has loaded each throws
    * an Error saying so. A failed load can be tried again.
    */
   loadNextLabs(): Promise<void>;
+  /**
+   * FlashAttention's online softmax, step by step (the flash lab; await loadNextLabs() first): each
+   * query row of q (n×d) meets k (m×d) and v (m×d_v) one tile of `tile` keys (1 to m) at a time,
+   * keeping a running max m, sum ℓ and output, never the n×m matrix. `output` after the last tile
+   * is softmax(QKᵀ/√d_k)·V to float32 rounding. causal hides keys after the query.
+   */
+  tiledAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options: { tile: number; causal?: boolean }): TiledAttentionResult;
   /**
    * One decoding step against a KV cache (the kvcache lab; await loadNextLabs() first): the new token's query q meets the m
    * cached keys and its own key kNew, so only one new row of m + 1 scores is computed; its weights

@@ -133,6 +133,7 @@ class Attention {
   #next(name) {
     return this.#nextLabs ?? fail(`${name} needs the next labs' module, which has not loaded: await loadNextLabs() first`);
   }
+  tiledAttention(q, k, v, options) { return this.#next('tiledAttention').tiledAttention(q, k, v, options); }
   decodeStep(options) { return this.#next('decodeStep').decodeStep(options); }
   groupedAttention(q, k, v, options) { return this.#next('groupedAttention').groupedAttention(q, k, v, options); }
   kvCacheBytes(options) { return this.#next('kvCacheBytes').kvCacheBytes(options); }

@@ -90,3 +90,37 @@ for (const build of BUILDS) {
     });
   });
 }
+
+// The flash lab's API: the tiled online softmax against the plain one, through the same module.
+for (const build of BUILDS) {
+  describe(`the flash lab's API, ${build.name} build`, () => {
+    let attn;
+    before(async () => {
+      attn = await loadAttention({ simd: build.simd });
+      await attn.loadNextLabs();
+    });
+
+    it('tiledAttention: Z after the last tile equals attention() within 1e-6 for every tile size; the steps and the floats held', () => {
+      const n = 7, d = 5, dv = 3;
+      const q = attn.normalMatrix({ rows: n, cols: d, seed: 31 }), k = attn.normalMatrix({ rows: n, cols: d, seed: 32 });
+      const v = attn.normalMatrix({ rows: n, cols: dv, seed: 33 });
+      for (const causal of [false, true]) {
+        const full = attn.attention({ q, k, v, ...(causal ? { mask: 'causal' } : {}) }).output;
+        for (let tile = 1; tile <= n; tile++) {
+          const r = attn.tiledAttention(q, k, v, { tile, causal });
+          assert.ok(worst(r.output, full) < 1e-6, `tile ${tile}, causal ${causal}`);
+          const perRow = Math.ceil(n / tile);
+          assert.equal(r.tiles.length + r.skipped, n * perRow);
+          if (!causal) assert.equal(r.skipped, 0);
+          assert.equal(r.peakFloats, tile + 2 * n + n * dv);
+          assert.equal(r.fullPeakFloats, n * n + n * dv);
+          const last = r.tiles.filter((t) => t.row === n - 1).at(-1);
+          assert.deepEqual(last.output, r.output[n - 1]);
+          assert.ok(r.tiles.every((t) => t.rescale >= 0 && t.rescale <= 1 && t.sum >= 1 - 1e-6));
+        }
+      }
+      assert.throws(() => attn.tiledAttention(q, k, v, { tile: 0 }), /tile must be a whole number from 1 to 7 \(got 0\)/);
+      assert.throws(() => attn.tiledAttention(q, k, v, { tile: 8 }), /tile must be a whole number from 1 to 7/);
+    });
+  });
+}

@@ -1,5 +1,5 @@
-// The API of the labs past the lesson (issue 40): decoding with a KV cache, grouped K/V heads and a
-// cache's size. Their own module (next-labs-{simd,scalar}.mjs/.wasm, from bindings/next_labs.cpp),
+// The API of the labs past the lesson (issue 40): FlashAttention's online softmax step by step,
+// decoding with a KV cache, grouped K/V heads and a cache's size. Their own module (next-labs-{simd,scalar}.mjs/.wasm, from bindings/next_labs.cpp),
 // loaded by loadNextLabs(), so that an embed of the lesson's labs transfers none of it. Once it
 // has loaded, each method answers synchronously, as the calculator's do. Types: attention.d.ts.
 
@@ -37,6 +37,32 @@ export class NextLabs {
 
   #loaded(name) {
     return this.#core ?? fail(`${name} needs the next labs' module, which has not loaded: await loadNextLabs() first`);
+  }
+
+  /**
+   * FlashAttention's online softmax step by step: each query row meets K and V one tile of
+   * `tile` keys at a time, keeping a running max, sum and output; tiles lists every step, row by
+   * row, and output is Z after the last. skipped counts the tiles a causal mask never reads.
+   */
+  tiledAttention(q, k, v, options) {
+    const core = this.#loaded('tiledAttention');
+    const o = optionsOf(options, 'tiledAttention', '{ tile }');
+    const S = this.#sizes;
+    const Q = argument('q', () => toMatrix(q, 'q', S));
+    const K = argument('k', () => toMatrix(k, 'k', S));
+    const V = argument('v', () => toMatrix(v, 'v', S));
+    const tile = argument('tile', () => toWhole(o.tile, 'tile'));
+    const causal = argument('causal', () => toBoolean(withDefault(o.causal, false), 'causal'));
+    if (K.cols !== Q.cols) fail(`k has ${count(K.cols, 'column', 'columns')} but q has ${Q.cols}: queries and keys must have the same length d_k`);
+    if (V.rows !== K.rows) fail(`v has ${count(V.rows, 'row', 'rows')} but k has ${K.rows}: every key needs exactly one value`);
+    const raw = unwrap(core.tiledAttention({ q: Q.data, k: K.data, v: V.data, n: Q.rows, m: K.rows, d: Q.cols, dV: V.cols, tile, causal }));
+    return {
+      output: toRows(raw.output, Q.rows, V.cols),
+      tiles: raw.tiles.map((t) => ({ ...t, scores: Array.from(t.scores), output: Array.from(t.output) })),
+      skipped: raw.skipped,
+      peakFloats: raw.peakFloats,
+      fullPeakFloats: raw.fullPeakFloats,
+    };
   }
 
   /**
