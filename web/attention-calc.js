@@ -162,7 +162,11 @@ const LABS = {
 };
 const LAB_NAMES = Object.keys(LABS);
 
-/** The labs that call the core's lab functions (bindings/labs.cpp); the learned heads have a module of their own. */
+/**
+ * The labs that call the core's lab functions (bindings/labs.cpp); the learned heads have a module
+ * of their own, and so has the KV-cache lab (the next labs', which it loads itself beside the
+ * calculator's module: an embed of it alone fetches no full core).
+ */
 const LABS_NEEDING_CORE = ['heads', 'cost', 'scaling', 'construct'];
 
 // On a server (Node, for server-side rendering) there is no HTMLElement: the class is defined

@@ -63,7 +63,7 @@ export class DecodeSteps {
     this.element = h('section', { class: 'kv-part kv-decode', role: 'group', 'aria-label': 'Decode step by step' },
       h('h3', { text: 'Decode step by step' }),
       h('p', {}, 'A decoder writes one token at a time. The new token’s query needs every key and value so far, but the earlier tokens’ keys and values never change, so they are kept: the ',
-        h('strong', { text: 'KV cache' }), '. Each step adds one row to K and one to V, and computes one row of scores, not the whole n × n matrix again.'),
+        h('strong', { text: 'KV cache' }), '. Each step adds one row to K and one to V, and computes one row of scores, not the whole n × n matrix again. Queries are not kept: each is used once, by its own step.'),
       h('div', { class: 'control-row kv-prompt', role: 'group', 'aria-label': 'The prompt' }, this.sourceButtons, this.sizeControls,
         h('span', { class: 'seed-box' }, 'seed ', this.seedInput)),
       this.sourceNote,
