@@ -197,6 +197,18 @@ describe('every byte one embed transfers, gzip-compressed and with its headers, 
     assert.ok(gzip <= 450 * KB, `${(gzip / KB).toFixed(1)} KB gzip`);
   });
 
+  // Issue 40 §3: the KV-cache lab embedded alone runs on the calculator's module and the next labs'
+  // (decodeStep, groupedAttention, kvCacheBytes), not the full core: within the labs' 150 KB.
+  test('panels="kvcache" alone transfers ≤ 150 KB on the wire: the calculator\'s module and the next labs\', no full core', async () => {
+    const sizes = await transferred(env, { body: '<attention-calc panels="kvcache"></attention-calc>', shows: '.kvcache-lab .kv-models' });
+    console.log(`panels="kvcache": ${report(sizes)}`);
+    const paths = sizes.files.map(([p]) => p);
+    assert.ok(paths.some((p) => /^\/wasm\/next-labs-(simd|scalar)\.wasm$/.test(p)) && paths.some((p) => /^\/wasm\/calculator-(simd|scalar)\.wasm$/.test(p)),
+      `the calculator's module and the next labs': ${paths.join(' ')}`);
+    assert.ok(!paths.some((p) => /^\/wasm\/attention-/.test(p)), `no full core: ${paths.join(' ')}`);
+    assert.ok(sizes.total <= 150 * KB, `panels="kvcache" transfers ${report(sizes)}`);
+  });
+
   // Its size is for information; what it must keep: every file fetched once, none refused.
   test('the calculator page (index.html) fetches each file once, none refused, one core, and logs no console error', async () => {
     const sizes = await transferred(env, { path: 'index.html', quiet: false });
