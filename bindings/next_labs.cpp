@@ -1,5 +1,5 @@
-// Embind layer of the labs past the lesson (issue 40): FlashAttention's online softmax step by
-// step (src/tiled_attention.hpp), decoding with a KV cache, grouped K/V heads and a cache's size
+// Embind layer of the labs past the lesson (issue 40): positional schemes (src/positions.hpp),
+// FlashAttention's online softmax step by step (src/tiled_attention.hpp), decoding with a KV cache, grouped K/V heads and a cache's size
 // (src/kv_cache.hpp). Their own module, next-labs-{simd,scalar}, which a
 // page loads only when one of these labs is shown (loadNextLabs()): the four labs' embed, whose
 // full module is within its budget to the last kilobyte, does not grow by a byte.
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kv_cache.hpp"
+#include "positions.hpp"
 #include "tiled_attention.hpp"
 #include "matrix.hpp"
 
@@ -97,9 +98,34 @@ val tiled_attention(val args) {
   });
 }
 
+// args: { q, k (n×dK), v (n×dV), n, dK, dV, scheme, order (n indices, or empty), causal, seed, alibiSlope }
+val positional_attention(val args) {
+  return guarded([&] {
+    const attn::Matrix q = matrix_arg(args, "q", "n", "dK"), k = matrix_arg(args, "k", "n", "dK"), v = matrix_arg(args, "v", "n", "dV");
+    attn::PositionalOptions options;
+    options.scheme = attn::position_scheme_from_string(args["scheme"].as<std::string>());
+    for (double i : emscripten::convertJSArrayToNumberVector<double>(args["order"])) options.order.push_back(std::size_t(i));
+    options.causal = args["causal"].as<bool>();
+    options.seed = seed_arg(args);
+    options.alibi_slope = args["alibiSlope"].as<double>();
+    const attn::PositionalResult r = attn::positional_attention(q, k, v, options);
+    val out = val::object();
+    out.set("q", float32_array(r.q.data));
+    out.set("k", float32_array(r.k.data));
+    out.set("v", float32_array(r.v.data));
+    out.set("bias", float32_array(r.bias.data));
+    out.set("scale", r.scale);
+    out.set("scores", float32_array(r.scores.data));
+    out.set("weights", float32_array(r.weights.data));
+    out.set("output", float32_array(r.output.data));
+    return out;
+  });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_calc_next_labs) {
+  emscripten::function("positionalAttention", &positional_attention);
   emscripten::function("tiledAttention", &tiled_attention);
   emscripten::function("decodeStep", &decode_step);
   emscripten::function("groupedAttention", &grouped_attention);

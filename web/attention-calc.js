@@ -164,10 +164,14 @@ const LAB_NAMES = Object.keys(LABS);
 
 /**
  * The labs that call the core's lab functions (bindings/labs.cpp); the learned heads have a module
- * of their own, and so has the KV-cache lab (the next labs', which it loads itself beside the
- * calculator's module: an embed of it alone fetches no full core).
+ * of their own, and so have the labs past the lesson (NEXT_LABS).
  */
 const LABS_NEEDING_CORE = ['heads', 'cost', 'scaling', 'construct'];
+/**
+ * The labs past the lesson, on the next labs' module (bindings/next_labs.cpp), which holds the
+ * calculator's functions too: an embed whose only labs are these loads that one module.
+ */
+const NEXT_LABS = ['kvcache'];
 
 // On a server (Node, for server-side rendering) there is no HTMLElement: the class is defined
 // over a stand-in and never registered.
@@ -343,8 +347,9 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
       base = this.#base();
       wasm = base ? new URL('wasm/', base) : undefined;
       // An embed that shows no lab loads the calculator's half of the core (loadAttention's labs:
-      // false); a lab shown later loads the full core for itself (the shelf's fullCore below).
-      attn = await loadAttention({ baseUrl: wasm, labs: this.#showsLabCore() });
+      // false), and one whose only labs are past the lesson the next labs' module, which holds the
+      // calculator; a lab shown later loads the full core for itself (the shelf's fullCore below).
+      attn = await loadAttention({ baseUrl: wasm, labs: this.#shows(LABS_NEEDING_CORE), nextLabs: this.#shows(NEXT_LABS) });
     } catch (error) {
       this.#status.textContent = `The attention calculator could not start: ${error.message}`;
       this.#status.setAttribute('role', 'alert');
@@ -419,18 +424,18 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
     }
   }
 
-  // Whether this element, or another on its page, shows a lab that needs the full core: the
-  // elements of a page share one core, so a page with such a lab loads the full one only. Panels
-  // are read quietly here: #view reports a bad attribute once the calculator can show it.
-  #showsLabCore() {
-    const needsCore = (element) => {
+  // Whether this element, or another on its page, shows one of `labs`: the elements of a page share
+  // one core, so a page with a lab that needs the full core loads the full one only. Panels are
+  // read quietly here: #view reports a bad attribute once the calculator can show it.
+  #shows(labs) {
+    const shows = (element) => {
       try {
-        return parsePanels(element.getAttribute('panels'), LAB_NAMES).some((panel) => LABS_NEEDING_CORE.includes(panel));
+        return parsePanels(element.getAttribute('panels'), LAB_NAMES).some((panel) => labs.includes(panel));
       } catch {
         return false;
       }
     };
-    return needsCore(this) || [...(this.ownerDocument?.querySelectorAll('attention-calc[panels]') ?? [])].some(needsCore);
+    return shows(this) || [...(this.ownerDocument?.querySelectorAll('attention-calc[panels]') ?? [])].some(shows);
   }
 
   #matrixAttributes() {

@@ -223,6 +223,25 @@ export interface TileStep {
   output: number[];
 }
 
+export type PositionScheme = 'none' | 'sinusoidal' | 'learned' | 'rope' | 'alibi';
+
+export interface PositionalAttentionResult {
+  /** The tokens in `order`, positions applied: the rows attention reads (W = I in this calculator). */
+  q: Rows;
+  k: Rows;
+  v: Rows;
+  /** n×n, added to the scaled scores: ALiBi's −m·|i − j|; zeros for the other schemes. */
+  bias: Rows;
+  /** 1/√d_k. */
+  scale: number;
+  /** q·kᵀ · scale + bias, n×n; −Infinity where the causal mask hides a key. */
+  scores: Rows;
+  /** The softmax of each row of scores. */
+  weights: Rows;
+  /** Z = weights · v, n×d_v: row i is the token at position i. */
+  output: Rows;
+}
+
 export interface TiledAttentionResult {
   /** Z, n×d_v. */
   output: Rows;
@@ -865,10 +884,24 @@ export interface Attention {
   constructedHead(options: { kind: HeadKind; sentence?: string }): ConstructedHead;
   /**
    * Loads the module of the labs past the lesson (next-labs-{simd,scalar}, beside the others),
-   * once. tiledAttention, decodeStep, groupedAttention and kvCacheBytes need it: until it has loaded each throws
+   * once. positionalAttention, tiledAttention, decodeStep, groupedAttention and kvCacheBytes need it: until it has loaded each throws
    * an Error saying so. A failed load can be tried again.
    */
   loadNextLabs(): Promise<void>;
+  /**
+   * Self-attention with positions injected (the positions lab; await loadNextLabs() first). q, k are n×d_k
+   * and v n×d_v, one row a token. `order`, a permutation of 0…n−1, first puts token order[i] at
+   * position i (default: as given). Then `scheme` (default 'none'): 'sinusoidal' and 'learned' (a
+   * table of N(0, 0.5²) numbers from `seed`, default 1) add the position's vector to q, k and v;
+   * 'rope' rotates q's and k's pairs (2j, 2j+1) by position × 10000^(−2j/d_k); 'alibi' adds
+   * −m·|i − j| to the scaled scores, m = alibiSlope (default 2⁻⁸; ALiBi gives head k of h the slope
+   * 2^(−8k/h)). Without positions Z's rows follow the order exactly; with any scheme they do not.
+   * An Error in words for an order that is not a permutation or an unknown scheme.
+   */
+  positionalAttention(options: {
+    q: MatrixInput; k: MatrixInput; v: MatrixInput; scheme?: PositionScheme; order?: NumberList;
+    causal?: boolean; seed?: number; alibiSlope?: number;
+  }): PositionalAttentionResult;
   /**
    * FlashAttention's online softmax, step by step (the flash lab; await loadNextLabs() first): each
    * query row of q (n×d) meets k (m×d) and v (m×d_v) one tile of `tile` keys (1 to m) at a time,
@@ -957,6 +990,13 @@ export interface LoadOptions {
    * returned. Default: true, the full core.
    */
   labs?: boolean;
+  /**
+   * With labs: false, load the next labs' module (next-labs-{simd,scalar}) instead of the
+   * calculator's: it holds the calculator's functions and the labs past the lesson's (positions,
+   * tiles, the KV cache), so loadNextLabs() resolves at once, with no second module. For a page
+   * whose only labs are those. Default: false.
+   */
+  nextLabs?: boolean;
 }
 
 /**

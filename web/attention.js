@@ -30,7 +30,7 @@ const instances = new Map();
 
 /**
  * Loads the core. Resolves to an Attention object; later calls share the same instance.
- * @param {{ simd?: boolean, baseUrl?: string | URL, labs?: boolean }} [options]
+ * @param {{ simd?: boolean, baseUrl?: string | URL, labs?: boolean, nextLabs?: boolean }} [options]
  *   simd: force the SIMD (true) or scalar (false) build; default: detect.
  *   baseUrl: folder holding the modules' {attention,calculator,learned,gpt2}-{simd,scalar}.{mjs,wasm}
  *     (dist/wasm/ of a copy of the package, e.g. on a CDN), relative to this file unless absolute;
@@ -38,14 +38,18 @@ const instances = new Map();
  *   labs: false loads the calculator's module alone (calculator-{simd,scalar}: attention, masks,
  *     checks, convexHull, cost, limits), half the bytes, for a page that shows no lab; the labs'
  *     methods then throw. Where the full core is loaded or loading already, that one is returned.
+ *   nextLabs: with labs: false, loads the next labs' module instead (next-labs-{simd,scalar}: the
+ *     calculator's functions and the labs past the lesson's in one), for a page whose only labs are
+ *     those: loadNextLabs() then resolves at once, with no second module.
  */
 export function loadAttention(options) {
-  let simd, base, labs;
+  let simd, base, labs, nextLabs;
   try {
     const o = optionsOf(options, 'loadAttention', '{ simd: false }');
     simd = argument('simd', () => toBoolean(o.simd ?? wasmSimdSupported(), 'simd'));
     base = o.baseUrl === undefined ? null : argument('baseUrl', () => toBaseUrl(o.baseUrl));
     labs = argument('labs', () => toBoolean(o.labs ?? true, 'labs'));
+    nextLabs = argument('nextLabs', () => toBoolean(o.nextLabs ?? false, 'nextLabs'));
   } catch (error) {
     return Promise.reject(error);
   }
@@ -54,9 +58,13 @@ export function loadAttention(options) {
   }
   const variant = simd ? 'simd' : 'scalar';
   const full = `${variant} ${base?.href ?? 'bundled'}`;
-  const key = labs || instances.has(full) ? full : `${full} calculator`;
+  // The full core serves every page; the next labs' module, which holds the calculator's functions,
+  // serves a page that asks for the calculator alone.
+  const next = `${full} next`;
+  const key = labs || instances.has(full) ? full : nextLabs || instances.has(next) ? next : `${full} calculator`;
   if (!instances.has(key)) {
-    const loading = instantiate(labs ? 'attention' : 'calculator', variant, base).then((module) => new Attention(module, simd, variant, base));
+    const name = key === full ? 'attention' : key === next ? 'next-labs' : 'calculator';
+    const loading = instantiate(name, variant, base).then((module) => new Attention(module, simd, variant, base));
     // A failed load is not cached, so a later call can try again.
     loading.catch(() => instances.delete(key));
     instances.set(key, loading);
@@ -89,6 +97,8 @@ class Attention {
     this.#labs = new Labs(core, limits);
     this.#learned = new LearnedHeads(variant, base, HERE, sizeRules(core, limits));
     this.#nextLabsArgs = [variant, base, sizeRules(core, limits), reasonNames(core.maskReasonBits())];
+    // The next labs' module holds the calculator's functions too: loaded as the core, it is theirs.
+    if (typeof core.positionalAttention === 'function') this.#nextLabsArgs.push(core);
     this.#variant = variant;
     this.#base = base;
     /** Whether the SIMD build is running. */
@@ -133,6 +143,7 @@ class Attention {
   #next(name) {
     return this.#nextLabs ?? fail(`${name} needs the next labs' module, which has not loaded: await loadNextLabs() first`);
   }
+  positionalAttention(options) { return this.#next('positionalAttention').positionalAttention(options); }
   tiledAttention(q, k, v, options) { return this.#next('tiledAttention').tiledAttention(q, k, v, options); }
   decodeStep(options) { return this.#next('decodeStep').decodeStep(options); }
   groupedAttention(q, k, v, options) { return this.#next('groupedAttention').groupedAttention(q, k, v, options); }

@@ -1,10 +1,11 @@
-// The API of the labs past the lesson (issue 40): FlashAttention's online softmax step by step,
-// decoding with a KV cache, grouped K/V heads and a cache's size. Their own module (next-labs-{simd,scalar}.mjs/.wasm, from bindings/next_labs.cpp),
-// loaded by loadNextLabs(), so that an embed of the lesson's labs transfers none of it. Once it
+// The API of the labs past the lesson (issue 40): positional schemes, FlashAttention's online softmax step by step,
+// decoding with a KV cache, grouped K/V heads and a cache's size. Their own module (next-labs-{simd,scalar}.mjs/.wasm, from bindings/next_labs.cpp,
+// with the calculator's functions): loaded by loadNextLabs(), so that an embed of the lesson's labs transfers none of it, or
+// by loadAttention({ labs: false, nextLabs: true }) as the page's only module. Once it
 // has loaded, each method answers synchronously, as the calculator's do. Types: attention.d.ts.
 
 import { argument, count, fail, optionsOf, toBoolean, unwrap, withDefault } from './arguments.js';
-import { toMatrix, toRows, toVector, toWhole } from './convert.js';
+import { listOf, readEach, toChoice, toMatrix, toPositive, toRows, toSeed, toVector, toWhole } from './convert.js';
 import { attentionResult } from './calculator.js';
 import { instantiate } from './modules.js';
 
@@ -17,14 +18,17 @@ export class NextLabs {
   #loading = null;  // Promise of the module, once asked for
   #core = null;     // the module, once loaded
 
-  constructor(variant, base, sizes, hiddenBy) {
+  // core: the module, when the page loaded it as its calculator already (loadAttention's nextLabs).
+  constructor(variant, base, sizes, hiddenBy, core = null) {
     this.#variant = variant;
     this.#base = base;
     this.#sizes = sizes;
     this.#hiddenBy = hiddenBy;
+    this.#core = core;
+    if (core) this.#loading = Promise.resolve();
   }
 
-  /** Loads the next labs' module (next-labs-{simd,scalar} beside the calculator's), once. */
+  /** Loads the next labs' module (next-labs-{simd,scalar} beside the calculator's), once, unless it is the calculator's. */
   loadNextLabs() {
     if (!this.#loading) {
       this.#loading = instantiate('next-labs', this.#variant, this.#base).then((core) => {
@@ -37,6 +41,42 @@ export class NextLabs {
 
   #loaded(name) {
     return this.#core ?? fail(`${name} needs the next labs' module, which has not loaded: await loadNextLabs() first`);
+  }
+
+  /**
+   * Self-attention over n tokens with positions injected: `order` (a permutation of 0…n−1) first
+   * puts token order[i] at position i, then `scheme` adds a position's vector to q, k and v
+   * (sinusoidal, learned), rotates q's and k's pairs (rope) or biases the scores (alibi, −m·|i − j|,
+   * m = alibiSlope, 2⁻⁸ by default: ALiBi's slopes for h heads are 2^(−8k/h), k = 1…h).
+   */
+  positionalAttention(options) {
+    const core = this.#loaded('positionalAttention');
+    const o = optionsOf(options, 'positionalAttention', "{ q, k, v, scheme: 'rope' }");
+    const S = this.#sizes;
+    const Q = argument('q', () => toMatrix(o.q, 'q', S));
+    const K = argument('k', () => toMatrix(o.k, 'k', S));
+    const V = argument('v', () => toMatrix(o.v, 'v', S));
+    const scheme = argument('scheme', () => toChoice(withDefault(o.scheme, 'none'), 'scheme', 'rope'));
+    const order = argument('order', () => (o.order === undefined ? [] : readEach(
+      listOf(o.order, 'order') ?? fail(`order must be a list of token indices such as [2, 0, 1] (got ${typeof o.order})`),
+      (i, at) => toWhole(i, `order's entry ${at + 1}`))));
+    const causal = argument('causal', () => toBoolean(withDefault(o.causal, false), 'causal'));
+    const seed = argument('seed', () => toSeed(withDefault(o.seed, 1), S));
+    const alibiSlope = argument('alibiSlope', () => toPositive(withDefault(o.alibiSlope, 2 ** -8), 'alibiSlope'));
+    if (K.rows !== Q.rows || K.cols !== Q.cols) fail(`k is ${K.rows}×${K.cols} but must be the shape of q, ${Q.rows}×${Q.cols}: one key per token, of q's length`);
+    if (V.rows !== Q.rows) fail(`v has ${count(V.rows, 'row', 'rows')} but q has ${Q.rows}: one value per token`);
+    const raw = unwrap(core.positionalAttention({ q: Q.data, k: K.data, v: V.data, n: Q.rows, dK: Q.cols, dV: V.cols, scheme, order, causal, seed, alibiSlope }));
+    const n = Q.rows;
+    return {
+      q: toRows(raw.q, n, Q.cols),
+      k: toRows(raw.k, n, Q.cols),
+      v: toRows(raw.v, n, V.cols),
+      bias: toRows(raw.bias, n, n),
+      scale: raw.scale,
+      scores: toRows(raw.scores, n, n),
+      weights: toRows(raw.weights, n, n),
+      output: toRows(raw.output, n, V.cols),
+    };
   }
 
   /**
