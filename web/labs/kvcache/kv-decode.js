@@ -7,8 +7,8 @@ import { MatrixGrid } from '../../shared/grid.js';
 import { LastValid, sentence } from '../../shared/last-valid.js';
 import { seedInput } from '../../shared/seed-input.js';
 import { scrollBox } from '../widgets/scroll-cue.js';
-import { seededRows } from './kv-draw.js';
-import { numberTable } from './kv-table.js';
+import { numberTable } from '../next/number-table.js';
+import { seededRows } from '../next/seeded-rows.js';
 
 const MAX_TOKENS = 16; // the cache this view draws: the prompt and the tokens appended to it
 const MAX_PROMPT = 8, MAX_D = 8;

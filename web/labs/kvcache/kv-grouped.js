@@ -8,8 +8,9 @@ import { LastValid } from '../../shared/last-valid.js';
 import { seedInput } from '../../shared/seed-input.js';
 import { tex } from '../../shared/tex.js';
 import { scrollBox } from '../widgets/scroll-cue.js';
-import { seededRows } from './kv-draw.js';
-import { numberTable } from './kv-table.js';
+import { numberTable } from '../next/number-table.js';
+import { seededRows } from '../next/seeded-rows.js';
+import { StepSlider } from '../next/step-slider.js';
 
 const D_MODELS = [4, 8, 12, 16, 24];
 const MAX_TOKENS = 8, MAX_SHOWN_HEADS = 12;
@@ -23,56 +24,6 @@ export function attentionKind(heads, kvHeads) {
   if (kvHeads === heads) return { kind: 'MHA', words: `multi-head attention: each of the ${heads} query heads has its own K/V head` };
   if (kvHeads === 1) return { kind: 'MQA', words: `multi-query attention: all ${heads} query heads share one K/V head` };
   return { kind: 'GQA', words: `grouped-query attention: ${kvHeads} groups of ${heads / kvHeads} query heads, each group sharing one K/V head` };
-}
-
-/**
- * A slider over a list of allowed values (the divisors of a number), the value written beside it
- * and as its aria-valuetext, with an optional box for any whole number from 1 to the largest
- * value, so that a value off the list can be typed and refused by the core. Not
- * ../widgets/slider.js: a third importer of that module would split the chunk the cost and √d_k
- * labs share, and their embed would grow.
- */
-class StepSlider {
-  constructor({ label, values, value, exact = false, onChange }) {
-    this.label = label;
-    this.onChange = onChange;
-    this.range = h('input', { type: 'range', min: 0, step: 1, 'aria-label': label, on: { input: () => this.#pick(this.values[Number(this.range.value)]) } });
-    this.output = h('output', { class: 'slider-value' });
-    this.box = exact ? h('input', { type: 'number', min: 1, step: 1, class: 'slider-exact', 'aria-label': `${label}, exact value`, on: { change: () => this.#typed() } }) : null;
-    this.message = h('span', { class: 'slider-message', role: 'alert' });
-    this.element = h('span', { class: 'slider' }, h('label', {}, h('span', { class: 'slider-label', text: label }), this.range), this.output, this.box, this.message);
-    this.show(values, value);
-  }
-
-  /** Shows `value` among `values` (the nearest position when it is not one of them), telling no one. */
-  show(values, value) {
-    this.values = values;
-    this.range.max = String(values.length - 1);
-    const nearest = values.reduce((k, x, t) => (Math.abs(x - value) < Math.abs(values[k] - value) ? t : k), 0);
-    this.range.value = String(nearest);
-    this.range.setAttribute('aria-valuetext', String(value));
-    this.output.textContent = String(value);
-    if (this.box) {
-      this.box.max = String(values.at(-1));
-      this.box.value = String(value);
-    }
-  }
-
-  #pick(value) {
-    this.message.textContent = '';
-    this.box?.removeAttribute('aria-invalid');
-    this.onChange(value);
-  }
-
-  #typed() {
-    const value = Number(this.box.value), max = this.values.at(-1);
-    if (this.box.value === '' || !Number.isInteger(value) || value < 1 || value > max) {
-      this.message.textContent = `${this.label} must be a whole number from 1 to ${max}`;
-      this.box.setAttribute('aria-invalid', 'true');
-      return;
-    }
-    this.#pick(value);
-  }
 }
 
 export class GroupedHeads {

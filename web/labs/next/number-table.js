@@ -1,6 +1,7 @@
-// The lab's read-only tables of numbers: each cell shows its value to 3 decimals, holds the
-// core's number in data-value and is named in words. Not ../widgets/table.js: a fourth importer
-// of that module would cut the lesson's labs' shared chunks in two, and their embed would grow.
+// The read-only tables of numbers of the labs past the lesson: each cell shows its value to 3
+// decimals, holds the core's number in data-value and is named in words. Not ../widgets/table.js:
+// a fourth importer of that module would cut the lesson's labs' shared chunks in two, and their
+// embed would grow.
 import { h } from '../../shared/dom.js';
 import { format } from '../../shared/format.js';
 

@@ -1,4 +1,4 @@
-// The lab's seeded inputs, drawn as the calculator's random preset draws its Q, K and V
+// The seeded inputs of the labs past the lesson, drawn as the calculator's random preset draws its Q, K and V
 // (mulberry32, uniform in −2 … 2, one decimal): the same numbers on every machine, short to read
 // and to type over. Inputs only; every number computed from them is the core's.
 import { mulberry32 } from '../../shared/random.js';
