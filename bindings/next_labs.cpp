@@ -98,6 +98,18 @@ val tiled_attention(val args) {
   });
 }
 
+// args: { n, d, dV, tile, causal, seed } → { peakFloats, fullPeakFloats }: both paths on seeded inputs, steps not kept
+val attention_peak_floats(val args) {
+  return guarded([&] {
+    const attn::PeakFloats p = attn::attention_peak_floats(size_arg(args, "n"), size_arg(args, "d"), size_arg(args, "dV"),
+                                                           size_arg(args, "tile"), args["causal"].as<bool>(), seed_arg(args));
+    val out = val::object();
+    out.set("peakFloats", double(p.tiled));
+    out.set("fullPeakFloats", double(p.plain));
+    return out;
+  });
+}
+
 // args: { q, k (n×dK), v (n×dV), n, dK, dV, scheme, order (n indices, or empty), causal, seed, alibiSlope }
 val positional_attention(val args) {
   return guarded([&] {
@@ -127,6 +139,7 @@ val positional_attention(val args) {
 EMSCRIPTEN_BINDINGS(attention_calc_next_labs) {
   emscripten::function("positionalAttention", &positional_attention);
   emscripten::function("tiledAttention", &tiled_attention);
+  emscripten::function("attentionPeakFloats", &attention_peak_floats);
   emscripten::function("decodeStep", &decode_step);
   emscripten::function("groupedAttention", &grouped_attention);
   emscripten::function("kvCacheBytes", &kv_cache_bytes);

@@ -8,6 +8,7 @@
 #include "attention.hpp"
 #include "error.hpp"
 #include "limits.hpp"
+#include "random.hpp"
 #include "validate.hpp"
 
 namespace attn {
@@ -77,23 +78,11 @@ std::size_t plain_peak(const MatrixView& q, const MatrixView& k, const MatrixVie
   return count.peak;
 }
 
-}  // namespace
-
-TiledResult tiled_attention(const MatrixView& q, const MatrixView& k, const MatrixView& v, std::size_t tile, bool causal) {
-  validate_attention_inputs(q, k, v);
+// The tiled path over every row: r gets the output, the skipped tiles and the peak, and each step's
+// state when record is set (the lab's stepper); without it, only what the path itself holds.
+void tiled_run(const MatrixView& q, const MatrixView& k, const MatrixView& v, std::size_t tile, bool causal, float scale,
+               bool record, TiledResult& r) {
   const std::size_t n = q.rows, m = k.rows, dv = v.cols;
-  validate_range("tile", tile, 1, m);
-  // Every step keeps its scores and its running output for the lab: at most as many floats as
-  // one n×m matrix may hold, so a tile of 1 at a long length is refused rather than kept.
-  const std::uint64_t kept = std::uint64_t(n) * ((m + tile - 1) / tile) * (dv + 4) + std::uint64_t(n) * m;
-  if (kept > limits::kMaxScoreEntries) {
-    throw Error("the steps of " + count(n, "query row", "query rows") + " over tiles of " + std::to_string(tile) + " keys would keep " +
-                std::to_string(kept) + " numbers, over the limit of " + std::to_string(limits::kMaxScoreEntries) +
-                ": use a larger tile or fewer tokens");
-  }
-  const float scale = 1.0f / std::sqrt(float(q.cols));  // as attention()'s
-
-  TiledResult r;
   FloatCount count;
   {
     // What the tiled path holds: one tile of scores, and a running max, sum and output per row.
@@ -122,6 +111,7 @@ TiledResult tiled_attention(const MatrixView& q, const MatrixView& k, const Matr
           for (std::size_t c = 0; c < dv; ++c) o[c] += e * v(j, c);
         }
         max[i] = m_new;
+        if (!record) continue;
         TileStep step;
         step.row = i;
         step.start = start;
@@ -141,8 +131,45 @@ TiledResult tiled_attention(const MatrixView& q, const MatrixView& k, const Matr
     }
   }
   r.peak_floats = count.peak;
+}
+
+}  // namespace
+
+TiledResult tiled_attention(const MatrixView& q, const MatrixView& k, const MatrixView& v, std::size_t tile, bool causal) {
+  validate_attention_inputs(q, k, v);
+  const std::size_t n = q.rows, m = k.rows, dv = v.cols;
+  validate_range("tile", tile, 1, m);
+  // Every step keeps its scores and its running output for the lab: at most as many floats as
+  // one n×m matrix may hold, so a tile of 1 at a long length is refused rather than kept.
+  const std::uint64_t kept = std::uint64_t(n) * ((m + tile - 1) / tile) * (dv + 4) + std::uint64_t(n) * m;
+  if (kept > limits::kMaxScoreEntries) {
+    throw Error("the steps of " + count(n, "query row", "query rows") + " over tiles of " + std::to_string(tile) + " keys would keep " +
+                std::to_string(kept) + " numbers, over the limit of " + std::to_string(limits::kMaxScoreEntries) +
+                ": use a larger tile or fewer tokens");
+  }
+  const float scale = 1.0f / std::sqrt(float(q.cols));  // as attention()'s
+
+  TiledResult r;
+  tiled_run(q, k, v, tile, causal, scale, true, r);
   r.full_peak_floats = plain_peak(q, k, v, scale, causal);
   return r;
+}
+
+PeakFloats attention_peak_floats(std::size_t n, std::size_t d, std::size_t dv, std::size_t tile, bool causal, std::uint64_t seed) {
+  validate_range("n", n, 1, kMaxPeakTokens);
+  validate_range("d", d, 1, limits::kMaxCols);
+  validate_range("d_v", dv, 1, limits::kMaxCols);
+  validate_range("tile", tile, 1, n);
+  // Seeded N(0, 1) inputs: the peaks do not depend on the numbers, but the paths run on real ones.
+  Rng rng(seed);
+  Matrix q(n, d), k(n, d), v(n, dv);
+  fill_normal(q.data.data(), q.data.size(), rng);
+  fill_normal(k.data.data(), k.data.size(), rng);
+  fill_normal(v.data.data(), v.data.size(), rng);
+  const float scale = 1.0f / std::sqrt(float(d));
+  TiledResult r;
+  tiled_run(q, k, v, tile, causal, scale, false, r);
+  return {r.peak_floats, plain_peak(q, k, v, scale, causal)};
 }
 
 }  // namespace attn

@@ -255,6 +255,13 @@ export interface TiledAttentionResult {
   fullPeakFloats: number;
 }
 
+export interface AttentionPeakFloats {
+  /** The most floats the tiled path held at once, counted by the core's allocator. */
+  peakFloats: number;
+  /** The same for the plain path (the n×n scores, then Z). */
+  fullPeakFloats: number;
+}
+
 export interface DecodeStepResult {
   /** 1/√d_k. */
   scale: number;
@@ -909,6 +916,13 @@ export interface Attention {
    * is softmax(QKᵀ/√d_k)·V to float32 rounding. causal hides keys after the query.
    */
   tiledAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options: { tile: number; causal?: boolean }): TiledAttentionResult;
+  /**
+   * The flash lab's memory curve (await loadNextLabs() first): self-attention over n tokens (1 to
+   * 4,096) of seeded N(0, 1) inputs, d and dV (default d) wide, through both paths, the tiled one
+   * in tiles of `tile` keys (1 to n) without keeping its steps; the floats each held at once,
+   * counted by the core's allocator. Throws in words past 4,096 tokens (the plain path's n² scores).
+   */
+  attentionPeakFloats(options: { n: number; d: number; dV?: number; tile: number; causal?: boolean; seed?: number }): AttentionPeakFloats;
   /**
    * One decoding step against a KV cache (the kvcache lab; await loadNextLabs() first): the new token's query q meets the m
    * cached keys and its own key kNew, so only one new row of m + 1 scores is computed; its weights

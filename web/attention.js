@@ -145,6 +145,7 @@ class Attention {
   }
   positionalAttention(options) { return this.#next('positionalAttention').positionalAttention(options); }
   tiledAttention(q, k, v, options) { return this.#next('tiledAttention').tiledAttention(q, k, v, options); }
+  attentionPeakFloats(options) { return this.#next('attentionPeakFloats').attentionPeakFloats(options); }
   decodeStep(options) { return this.#next('decodeStep').decodeStep(options); }
   groupedAttention(q, k, v, options) { return this.#next('groupedAttention').groupedAttention(q, k, v, options); }
   kvCacheBytes(options) { return this.#next('kvCacheBytes').kvCacheBytes(options); }

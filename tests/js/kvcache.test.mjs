@@ -122,5 +122,16 @@ for (const build of BUILDS) {
       assert.throws(() => attn.tiledAttention(q, k, v, { tile: 0 }), /tile must be a whole number from 1 to 7 \(got 0\)/);
       assert.throws(() => attn.tiledAttention(q, k, v, { tile: 8 }), /tile must be a whole number from 1 to 7/);
     });
+
+    it('attentionPeakFloats: the floats each path held, as tiledAttention counts them for the same shape; n past 4096 refused', () => {
+      const q = attn.normalMatrix({ rows: 7, cols: 5, seed: 1 }), v = attn.normalMatrix({ rows: 7, cols: 3, seed: 2 });
+      for (const causal of [false, true]) {
+        for (const tile of [1, 3, 7]) {
+          const { peakFloats, fullPeakFloats } = attn.tiledAttention(q, q, v, { tile, causal });
+          assert.deepEqual(attn.attentionPeakFloats({ n: 7, d: 5, dV: 3, tile, causal }), { peakFloats, fullPeakFloats }, `tile ${tile}, causal ${causal}`);
+        }
+      }
+      assert.throws(() => attn.attentionPeakFloats({ n: 65536, d: 64, tile: 64 }), /4,?096/);
+    });
   });
 }

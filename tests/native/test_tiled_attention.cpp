@@ -85,3 +85,42 @@ TEST_CASE("tiled attention refuses a tile out of range, in words") {
   const Matrix big(1024, 64, 0.01f);
   CHECK_THROWS_AS(attn::tiled_attention(big, big, big, 1, false), attn::Error);
 }
+
+TEST_CASE("the memory curve's peaks are what each path's allocator counted, as tiled_attention's on the same shape") {
+  // attention_peak_floats runs both paths on seeded inputs without keeping the steps: its peaks
+  // are those tiled_attention's allocator counts for inputs of the same shape, mask and tile.
+  ATTN_SEEDED_RANDOM(rng, 4102);
+  for (const std::size_t n : {1u, 5u, 64u}) {
+    for (const std::size_t tile : {std::size_t{1}, (n + 1) / 2, n}) {
+      for (const bool causal : {false, true}) {
+        CAPTURE(n); CAPTURE(tile); CAPTURE(causal);
+        const Matrix q = rng.matrix(n, 8), k = rng.matrix(n, 8), v = rng.matrix(n, 3);
+        const auto stepped = attn::tiled_attention(q, k, v, tile, causal);
+        const auto peaks = attn::attention_peak_floats(n, 8, 3, tile, causal, 7);
+        CHECK(peaks.tiled == stepped.peak_floats);
+        CHECK(peaks.plain == stepped.full_peak_floats);
+      }
+    }
+  }
+  // Doubling n at d = 64: the plain path's floats grow threefold and more, toward fourfold (its n²
+  // scores outgrow Z's n·d_v), the tiled path's about twofold (m, ℓ and O per row).
+  std::size_t last_plain = 0, last_tiled = 0;
+  for (std::size_t n = 64; n <= 1024; n *= 2) {
+    const auto p = attn::attention_peak_floats(n, 64, 64, 64, false, 1);
+    CAPTURE(n);
+    CHECK(p.tiled < p.plain);
+    if (last_plain != 0) {
+      CHECK(double(p.plain) / double(last_plain) >= 3.0);
+      CHECK(double(p.tiled) / double(last_tiled) < 2.1);
+    }
+    last_plain = p.plain;
+    last_tiled = p.tiled;
+  }
+}
+
+TEST_CASE("the memory curve refuses what it cannot run, in words") {
+  CHECK_THROWS_WITH_AS(attn::attention_peak_floats(0, 64, 64, 1, false, 1), "n must be a whole number from 1 to 4096 (got 0)", attn::Error);
+  CHECK_THROWS_WITH_AS(attn::attention_peak_floats(65536, 64, 64, 64, false, 1), "n must be a whole number from 1 to 4096 (got 65536)",
+                       attn::Error);
+  CHECK_THROWS_WITH_AS(attn::attention_peak_floats(64, 64, 64, 65, false, 1), "tile must be a whole number from 1 to 64 (got 65)", attn::Error);
+}

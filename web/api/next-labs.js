@@ -106,6 +106,24 @@ export class NextLabs {
   }
 
   /**
+   * The flash lab's memory curve: the most floats each path held at once, counted by the core's
+   * allocator, for self-attention over n tokens of seeded inputs (d, dV; dV defaults to d), the
+   * tiled path in tiles of `tile` keys (steps not kept). n up to 4,096: the plain path's n² scores.
+   */
+  attentionPeakFloats(options) {
+    const core = this.#loaded('attentionPeakFloats');
+    const o = optionsOf(options, 'attentionPeakFloats', '{ n: 1024, d: 64, tile: 64 }');
+    const n = argument('n', () => toWhole(o.n, 'n'));
+    const d = argument('d', () => toWhole(o.d, 'd'));
+    const dV = argument('dV', () => toWhole(withDefault(o.dV, d), 'dV'));
+    const tile = argument('tile', () => toWhole(o.tile, 'tile'));
+    const causal = argument('causal', () => toBoolean(withDefault(o.causal, false), 'causal'));
+    const seed = argument('seed', () => toSeed(withDefault(o.seed, 1), this.#sizes));
+    const raw = unwrap(core.attentionPeakFloats({ n, d, dV, tile, causal, seed }));
+    return { peakFloats: raw.peakFloats, fullPeakFloats: raw.fullPeakFloats };
+  }
+
+  /**
    * One decoding step against a KV cache: the new token's query meets the m cached keys and its
    * own (m + 1 scores), and the cache comes back one row longer. k, v may be [] (m = 0).
    */
