@@ -254,7 +254,7 @@ const labChunks = beyond(new Set([...otherLabs.flatMap((set) => [...set]), ...cl
 const gpt2Set = new Set([...closure(outputOf('labs/gpt2/gpt2-panel.js')), ...closure(outputOf('api/gpt2.js'))]);
 const gpt2Only = beyond(gpt2Set, elementFiles, ...otherLabs, panelSet);
 // The labs past the lesson (issue 40), with their own module (next-labs-*.wasm): reported on their own below.
-const NEXT_LABS = ['kvcache'].filter((lab) => outputOf(`labs/${lab}/${lab}.js`));
+const NEXT_LABS = ['kvcache', 'positions', 'flash'].filter((lab) => outputOf(`labs/${lab}/${lab}.js`));
 const nextSet = new Set([...NEXT_LABS.flatMap((lab) => [...closure(outputOf(`labs/${lab}/${lab}.js`))]), ...closure(outputOf('api/next-labs.js'))]);
 const nextOnly = beyond(nextSet, elementFiles, ...otherLabs, panelSet, gpt2Set);
 // The four labs of the lesson's second half; the learned and GPT-2 panels are reported on their own below.

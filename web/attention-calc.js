@@ -39,6 +39,12 @@
  *                            recomputation), grouped heads (MHA, GQA, MQA: which query heads
  *                            share a K/V head, parameters and cache bytes per token), and
  *                            real models' cache sizes (GPT-2 small, Llama-2-7B, Llama-3-8B, yours)
+ *                 positions  why positions must be injected: shuffle the tokens and Z's rows move
+ *                            with them; sinusoidal, learned, RoPE and ALiBi positions, and what
+ *                            each keeps (RoPE: only i − j; ALiBi: a bias growing with distance)
+ *                 flash      FlashAttention's online softmax: the K/V tiles of a query row one
+ *                            step at a time (running max, sum, rescale, partial output), the
+ *                            same Z, the floats each path holds, causal tiles skipped
  *               "weights" alone shows just the weights and their heatmap.
  *   readonly    present: the learner can look and ask for explanations but not edit (the
  *               calculator's panels; the labs are experiments and stay interactive). As for
@@ -116,7 +122,7 @@
  *   where there is room), practice (the learner's grids in practice mode), steps, weights,
  *   explain, plot, checks, share, status, verified (the
  *   f32-against-float64 badge), heads, cost, scaling, construct, learned (and learned-train,
- *   its training section), gpt2, kvcache.
+ *   its training section), gpt2, kvcache, positions, flash.
  *
  * CSS custom properties (set them on the element or any ancestor):
  *   --calc-ink, --calc-paper, --calc-muted, --calc-accent, --calc-cell, --calc-cell-border,
@@ -159,6 +165,8 @@ const LABS = {
   learned: () => import('./labs/learned/learned.js').then((m) => m.LearnedLab),
   gpt2: () => import('./labs/gpt2/gpt2-panel.js').then((m) => m.Gpt2Lab),
   kvcache: () => import('./labs/kvcache/kvcache.js').then((m) => m.KvCacheLab),
+  positions: () => import('./labs/positions/positions.js').then((m) => m.PositionsLab),
+  flash: () => import('./labs/flash/flash.js').then((m) => m.FlashLab),
 };
 const LAB_NAMES = Object.keys(LABS);
 
@@ -171,7 +179,7 @@ const LABS_NEEDING_CORE = ['heads', 'cost', 'scaling', 'construct'];
  * The labs past the lesson, on the next labs' module (bindings/next_labs.cpp), which holds the
  * calculator's functions too: an embed whose only labs are these loads that one module.
  */
-const NEXT_LABS = ['kvcache'];
+const NEXT_LABS = ['kvcache', 'positions', 'flash'];
 
 // On a server (Node, for server-side rendering) there is no HTMLElement: the class is defined
 // over a stand-in and never registered.
@@ -388,8 +396,10 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
       options: {
         gpt2: { source: () => this.getAttribute('gpt2-src'), base },
         learned: { base },
-        // The decoding starts from the calculator's Q, K and V (the last valid ones).
+        // The decoding, the shuffle and the tiles start from the calculator's Q, K and V (the last valid ones).
         kvcache: { calculator: () => this.#calc.shown?.state ?? this.#calc.state },
+        positions: { calculator: () => this.#calc.shown?.state ?? this.#calc.state },
+        flash: { calculator: () => this.#calc.shown?.state ?? this.#calc.state },
       },
       onError: (message) => this.#emitError(message),
     });

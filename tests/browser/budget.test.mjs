@@ -197,18 +197,20 @@ describe('every byte one embed transfers, gzip-compressed and with its headers, 
     assert.ok(gzip <= 450 * KB, `${(gzip / KB).toFixed(1)} KB gzip`);
   });
 
-  // Issue 40 §3: the KV-cache lab embedded alone runs on the next labs' module, which holds the
+  // Issue 40: each lab past the lesson embedded alone runs on the next labs' module, which holds the
   // calculator's functions too (loadAttention's nextLabs): one module, no calculator's, no full
   // core, within the labs' 150 KB.
-  test('panels="kvcache" alone transfers ≤ 150 KB on the wire: one module, the next labs\', no calculator\'s, no full core', async () => {
-    const sizes = await transferred(env, { body: '<attention-calc panels="kvcache"></attention-calc>', shows: '.kvcache-lab .kv-models' });
-    console.log(`panels="kvcache": ${report(sizes)}`);
-    const paths = sizes.files.map(([p]) => p);
-    const modules = paths.filter((p) => /^\/wasm\/.*\.wasm$/.test(p));
-    assert.equal(modules.length, 1, `one module: ${paths.join(' ')}`);
-    assert.match(modules[0], /^\/wasm\/next-labs-(simd|scalar)\.wasm$/, `the next labs' module: ${paths.join(' ')}`);
-    assert.ok(sizes.total <= 150 * KB, `panels="kvcache" transfers ${report(sizes)}`);
-  });
+  for (const [panel, shows] of [['kvcache', '.kvcache-lab .kv-models'], ['positions', '.positions-lab table[data-matrix="Z"]'], ['flash', '.flash-lab .stat-card']]) {
+    test(`panels="${panel}" alone transfers ≤ 150 KB on the wire: one module, the next labs', no calculator's, no full core`, async () => {
+      const sizes = await transferred(env, { body: `<attention-calc panels="${panel}"></attention-calc>`, shows });
+      console.log(`panels="${panel}": ${report(sizes)}`);
+      const paths = sizes.files.map(([p]) => p);
+      const modules = paths.filter((p) => /^\/wasm\/.*\.wasm$/.test(p));
+      assert.equal(modules.length, 1, `one module: ${paths.join(' ')}`);
+      assert.match(modules[0], /^\/wasm\/next-labs-(simd|scalar)\.wasm$/, `the next labs' module: ${paths.join(' ')}`);
+      assert.ok(sizes.total <= 150 * KB, `panels="${panel}" transfers ${report(sizes)}`);
+    });
+  }
 
   // Its size is for information; what it must keep: every file fetched once, none refused.
   test('the calculator page (index.html) fetches each file once, none refused, one core, and logs no console error', async () => {

@@ -5,12 +5,11 @@
 // (it holds the calculator's functions), not the calculator's nor the full core.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { startServer } from '../../tools/serve.mjs';
-import { axeViolations, launchChromium, openPage } from './chromium.mjs';
-import { coursePage, servedPages } from './served.mjs';
+import { openPage } from './chromium.mjs';
+import { checkLabAccessible, coursePage, openLab, servedPages, servedWeb } from './served.mjs';
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 const MIB = 2 ** 20;
@@ -20,14 +19,7 @@ const number = (text) => Number(text.trim().replace(/−/g, '-').replace(/,/g, '
 
 // A course page with `body`, under the strict CSP; resolves once the lab has drawn its three parts
 // (it loads the next labs' module after the element is ready).
-async function open(page, context, url, body = '<attention-calc panels="kvcache"></attention-calc>') {
-  await page.goto(await coursePage(context, url, body));
-  await page.evaluate(async () => {
-    await customElements.whenDefined('attention-calc');
-    for (const e of document.querySelectorAll('attention-calc')) await e.ready;
-  });
-  await page.getByRole('group', { name: 'Real models’ KV caches' }).locator('tbody tr').first().waitFor({ timeout: 20_000 });
-}
+const open = (page, context, url, body = '<attention-calc panels="kvcache"></attention-calc>') => openLab(page, context, url, body, '.kvcache-lab .kv-models tbody tr');
 
 // The numbers of a table the lab drew, row by row (data-value: the core's number as JS wrote it,
 // so −0 reads back as 0).
@@ -101,7 +93,7 @@ describe('the KV cache lab', () => {
     await decodePart().getByLabel('Prompt tokens').selectOption('2');
     await decodePart().getByLabel('d_k = d_v').selectOption('3');
     const seeded = await page.evaluate(async () => {
-      const { seededRows } = await import('./labs/kvcache/kv-draw.js');
+      const { seededRows } = await import('./labs/next/seeded-rows.js');
       return seededRows(1, 16, 9).map((row) => ({ q: row.slice(0, 3), k: row.slice(3, 6), v: row.slice(6) }));
     });
     await checkDecode(seeded.slice(0, 2));
@@ -198,7 +190,7 @@ describe('the KV cache lab', () => {
     await open(page, context, env.url);
     const grouped = page.getByRole('group', { name: 'Grouped heads', exact: true });
     const expected = (n, d, heads, kvHeads, seed = 2) => page.evaluate(async ({ n, d, heads, kvHeads, seed }) => {
-      const { seededRows } = await import('./labs/kvcache/kv-draw.js');
+      const { seededRows } = await import('./labs/next/seeded-rows.js');
       const { loadAttention } = await import('./attention.js');
       const attn = await loadAttention({ labs: false });
       await attn.loadNextLabs();
@@ -304,50 +296,30 @@ describe('the KV cache lab', () => {
   });
 
   it('at 360 px, light and dark, with a full cache and 8 heads: no axe-core violations and no horizontal overflow', async () => {
-    const axePage = await openPage(env.browser, { bypassCSP: true });
-    try {
-      const p = axePage.page;
-      await p.setViewportSize({ width: 360, height: 800 });
-      for (const theme of ['light', 'dark']) {
-        await open(p, axePage.context, env.url, `<main><h1>A lesson</h1><attention-calc panels="kvcache" theme="${theme}"></attention-calc></main>`);
+    await checkLabAccessible(env, {
+      open,
+      body: (theme) => `<attention-calc panels="kvcache" theme="${theme}"></attention-calc>`,
+      prepare: async (p) => {
         const append = p.getByRole('button', { name: 'Append a token' });
         while (!(await append.isDisabled())) await append.press('Enter');
         assert.match(await p.getByRole('group', { name: 'Decode step by step' }).getByRole('status').first().textContent(), /The view holds 16 tokens: Reset to start again\.$/);
-        const h = p.getByRole('slider', { name: 'h (query heads)' });
-        await h.press('End');
+        await p.getByRole('slider', { name: 'h (query heads)' }).press('End');
         assert.equal(await p.locator('.head-map').count(), 8, 'd_model 16: h = 8, the most of its divisors drawn');
         await p.getByLabel('Your model: K/V heads').fill('5'); // a message on screen too
-        const { violations, contrastChecked } = await axeViolations(p);
-        assert.deepEqual(violations, [], theme);
-        assert.ok(contrastChecked > 50, `${theme}: axe checked the contrast of ${contrastChecked} nodes`);
-        assert.equal(await p.evaluate(() => document.documentElement.scrollWidth), 360, `${theme}: no horizontal overflow`);
-      }
-      await p.setViewportSize({ width: 1280, height: 800 });
-      assert.deepEqual((await axeViolations(p)).violations, [], 'dark, 1280 px');
-      assert.deepEqual(axePage.problems, []);
-    } finally {
-      await axePage.context.close();
-    }
+      },
+    });
   });
 });
 
 describe('the KV cache lab from dist/, embedded alone', { skip: !existsSync(DIST) && 'dist/ is not built' }, () => {
-  let server, url, browser;
-  before(async () => {
-    ({ server, url } = await startServer({ root: DIST }));
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    server?.close();
-  });
+  const env = servedWeb(DIST);
 
   it('<attention-calc panels="kvcache"> alone, under the strict CSP: its numbers, from the next labs\' module alone (not the calculator\'s, not the full core)', async () => {
-    const { page, problems, context } = await openPage(browser);
+    const { page, problems, context } = await openPage(env.browser);
     try {
       const requests = [];
       page.on('request', (r) => requests.push(new URL(r.url()).pathname));
-      await open(page, context, url);
+      await open(page, context, env.url);
       const lab = page.getByRole('group', { name: PANEL });
       await lab.getByRole('button', { name: 'Append a token' }).press('Enter');
       assert.equal(await lab.locator('table[data-matrix="K cache"] tbody tr').count(), 4);
@@ -366,11 +338,11 @@ describe('the KV cache lab from dist/, embedded alone', { skip: !existsSync(DIST
   });
 
   it('an embed of the lesson\'s labs fetches nothing of this lab (its chunk, the next labs\' code and module)', async () => {
-    const { page, problems, context } = await openPage(browser);
+    const { page, problems, context } = await openPage(env.browser);
     try {
       const requests = [];
       page.on('request', (r) => requests.push(new URL(r.url()).pathname));
-      await page.goto(await coursePage(context, url, '<attention-calc panels="heads,cost,scaling,construct"></attention-calc>'));
+      await page.goto(await coursePage(context, env.url, '<attention-calc panels="heads,cost,scaling,construct"></attention-calc>'));
       await page.evaluate(async () => {
         await customElements.whenDefined('attention-calc');
         await document.querySelector('attention-calc').ready;

@@ -295,7 +295,7 @@ describe('the lesson labs', () => {
         }
         return found;
       });
-      assert.deepEqual(panels, ['calculator', 'heads', 'cost', 'scaling', 'construct', 'learned', 'gpt2', 'kvcache']);
+      assert.deepEqual(panels, ['calculator', 'heads', 'cost', 'scaling', 'construct', 'learned', 'gpt2', 'kvcache', 'positions', 'flash']);
       assert.deepEqual((await axeViolations(p)).violations, []);
       // A phone: every lab fits in 360 px, wide matrices scroll inside their own boxes.
       await p.setViewportSize({ width: 360, height: 800 });

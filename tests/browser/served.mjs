@@ -1,17 +1,18 @@
-// For a describe() block: serve web/ on localhost and launch Chromium once, for all its tests.
+// For a describe() block: serve web/ (or dist/) on localhost and launch Chromium once, for all its tests.
+import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { CSP, startServer } from '../../tools/serve.mjs';
-import { launchChromium, noProblemsAfterEach, openPage } from './chromium.mjs';
+import { axeViolations, launchChromium, noProblemsAfterEach, openPage } from './chromium.mjs';
 
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
 
-/** → { browser, url }, filled in before the block's first test runs. */
-export function servedWeb() {
+/** → { browser, url }, filled in before the block's first test runs; `root` (web/ by default) served. */
+export function servedWeb(root = WEB) {
   const env = { browser: null, url: null, server: null };
   before(async () => {
-    ({ server: env.server, url: env.url } = await startServer({ root: WEB }));
+    ({ server: env.server, url: env.url } = await startServer({ root }));
     env.browser = await launchChromium();
   });
   after(async () => {
@@ -53,4 +54,44 @@ export async function coursePage(context, baseUrl, body, { csp = true } = {}) {
       + `<script type="module" src="attention-calc.js"></script></head><body>${body}</body></html>`,
   }));
   return url;
+}
+
+/**
+ * Opens a course page with `body` (coursePage, under the strict CSP) and resolves once every
+ * element is ready and `drawn`, a selector of what the lab draws last, is on the page.
+ */
+export async function openLab(page, context, baseUrl, body, drawn) {
+  await page.goto(await coursePage(context, baseUrl, body));
+  await page.evaluate(async () => {
+    await customElements.whenDefined('attention-calc');
+    for (const e of document.querySelectorAll('attention-calc')) await e.ready;
+  });
+  await page.locator(drawn).first().waitFor({ timeout: 20_000 });
+}
+
+/**
+ * A lab at 360 px in the light and the dark theme, then dark at 1280 px: no axe-core violations
+ * (with the contrast of more than 50 nodes checked), no horizontal overflow at 360 px, and no
+ * console error. `open(page, context, url, body)` opens `body(theme)`; `prepare(page)` then puts
+ * the lab in the state to check (a message on screen, a full table).
+ */
+export async function checkLabAccessible(env, { open, body, prepare = async () => {} }) {
+  const axePage = await openPage(env.browser, { bypassCSP: true });
+  try {
+    const p = axePage.page;
+    await p.setViewportSize({ width: 360, height: 800 });
+    for (const theme of ['light', 'dark']) {
+      await open(p, axePage.context, env.url, `<main><h1>A lesson</h1>${body(theme)}</main>`);
+      await prepare(p);
+      const { violations, contrastChecked } = await axeViolations(p);
+      assert.deepEqual(violations, [], theme);
+      assert.ok(contrastChecked > 50, `${theme}: axe checked the contrast of ${contrastChecked} nodes`);
+      assert.equal(await p.evaluate(() => document.documentElement.scrollWidth), 360, `${theme}: no horizontal overflow`);
+    }
+    await p.setViewportSize({ width: 1280, height: 800 });
+    assert.deepEqual((await axeViolations(p)).violations, [], 'dark, 1280 px');
+    assert.deepEqual(axePage.problems, []);
+  } finally {
+    await axePage.context.close();
+  }
 }

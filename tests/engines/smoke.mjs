@@ -189,9 +189,15 @@ export function smokeSuite(engineKey) {
             for (let t = 0; t < 200 && !cell(); t++) await new Promise((r) => setTimeout(r, 100));
             return cell()?.dataset.bytes ?? null;
           })(),
+          positions: await (async () => {
+            // The positions lab draws once the same module has loaded: the shuffle without positions.
+            const verdict = () => window.__engine.lookFor('Shuffle the tokens')?.querySelector('.pos-verdict');
+            for (let t = 0; t < 200 && !verdict()?.textContent; t++) await new Promise((r) => setTimeout(r, 100));
+            return verdict()?.textContent ?? null;
+          })(),
         };
       });
-      assert.deepEqual(labs.panels, ['calculator', 'heads', 'cost', 'scaling', 'construct', 'learned', 'gpt2', 'kvcache']);
+      assert.deepEqual(labs.panels, ['calculator', 'heads', 'cost', 'scaling', 'construct', 'learned', 'gpt2', 'kvcache', 'positions', 'flash']);
       assert.ok(labs.heads >= 1, `${labs.heads} head maps`);
       assert.equal(labs.scores, '1.61 GFLOP'); // 2n²d for n = 1024, d = 768
       assert.equal(labs.scalingCharts, 3); // the histograms on one shared axis, the softmax rows on one, the gradient across d_k
@@ -199,6 +205,7 @@ export function smokeSuite(engineKey) {
       assert.equal(labs.constructMap, 1);
       assert.deepEqual(labs.learnedMaps, ['Layer 1 head 1', 'Layer 1 head 2', 'Layer 2 head 1', 'Layer 2 head 2']);
       assert.equal(labs.kvcache, String(16 * 2 ** 30)); // 2 × 32 layers × 8 K/V heads × 128 × 131,072 tokens × 2 bytes
+      assert.match(labs.positions, /^Z’s rows moved with the tokens: attention alone cannot tell order\./);
     });
 
     it('the cost lab times each size over ≥ 20 ticks of this engine\'s clock, says how long a tick is, and fits a slope', TEST, async () => {
