@@ -396,9 +396,9 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
       options: {
         gpt2: { source: () => this.getAttribute('gpt2-src'), base },
         learned: { base },
-        // The decoding, the shuffle and the tiles start from the calculator's Q, K and V (the last valid ones).
+        // The decoding and the tiles start from the calculator's Q, K and V (the last valid ones);
+        // the positions lab has the lesson's sentence of its own.
         kvcache: { calculator: () => this.#calc.shown?.state ?? this.#calc.state },
-        positions: { calculator: () => this.#calc.shown?.state ?? this.#calc.state },
         flash: { calculator: () => this.#calc.shown?.state ?? this.#calc.state },
       },
       onError: (message) => this.#emitError(message),
