@@ -93,7 +93,7 @@ describe('the flash lab', () => {
     assert.equal(await valueText('Tile size B'), '3 keys');
     assert.equal(await valueText('Query row'), 'row 5');
     for (const causal of [false, true]) {
-      if (causal) await lab().getByRole('checkbox', { name: 'Causal mask' }).check();
+      if (causal) await lab().getByRole('checkbox', { name: 'Causal tiles' }).check();
       for (const tile of [3, 2, 1, 5]) {
         const b = lab().getByRole('slider', { name: 'Tile size B' });
         while (parseInt(await b.getAttribute('aria-valuetext'), 10) !== tile) await b.press(parseInt(await b.getAttribute('aria-valuetext'), 10) < tile ? 'ArrowRight' : 'ArrowLeft');
@@ -166,10 +166,10 @@ describe('the flash lab', () => {
     await checkStep(e, 4, 3);
 
     // The mask, by Space on its checkbox (Shift+Tab: back to it from the step buttons).
-    for (let i = 0; i < 10 && (await focused()) !== 'Causal mask'; i++) await page.keyboard.press('Shift+Tab');
-    assert.equal(await focused(), 'Causal mask');
+    for (let i = 0; i < 10 && (await focused()) !== 'Causal tiles'; i++) await page.keyboard.press('Shift+Tab');
+    assert.equal(await focused(), 'Causal tiles');
     await page.keyboard.press('Space');
-    assert.equal(await lab().getByRole('checkbox', { name: 'Causal mask' }).isChecked(), true);
+    assert.equal(await lab().getByRole('checkbox', { name: 'Causal tiles' }).isChecked(), true);
     e = await expected(page, x, 2, true);
     assert.ok(e.run.skipped > 0);
     await checkStep(e, 4, 1);
@@ -255,7 +255,7 @@ describe('the flash lab', () => {
       body: (theme) => FIVE.replace('<attention-calc', `<attention-calc theme="${theme}"`),
       prepare: async (p) => {
         const flash = p.getByRole('group', { name: 'Tiles, one step at a time' });
-        await flash.getByRole('checkbox', { name: 'Causal mask' }).check();
+        await flash.getByRole('checkbox', { name: 'Causal tiles' }).check();
         await flash.getByRole('slider', { name: 'Tile size B' }).press('ArrowLeft');
         await flash.getByRole('slider', { name: 'Query row' }).press('ArrowLeft');
         await flash.getByRole('button', { name: 'Next tile' }).press('Enter');

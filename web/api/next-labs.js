@@ -112,7 +112,7 @@ export class NextLabs {
    */
   attentionPeakFloats(options) {
     const core = this.#loaded('attentionPeakFloats');
-    const o = optionsOf(options, 'attentionPeakFloats', '{ n: 1024, d: 64, tile: 64 }');
+    const o = optionsOf(options, 'attentionPeakFloats', '{ n, d, tile }');
     const n = argument('n', () => toWhole(o.n, 'n'));
     const d = argument('d', () => toWhole(o.d, 'd'));
     const dV = argument('dV', () => toWhole(withDefault(o.dV, d), 'dV'));

@@ -78,7 +78,7 @@ export class TileSteps {
         rule('O_{\\text{new}} = \\bigl(e^{m_{\\text{old}} - m_{\\text{new}}}\\,\\ell_{\\text{old}}\\,O_{\\text{old}} + \\textstyle\\sum_j e^{s_j - m_{\\text{new}}}\\,v_j\\bigr) / \\ell_{\\text{new}}', 'the output so far O, a weighted mix of the values read')),
       h('div', { class: 'control-row', role: 'group', 'aria-label': 'Q, K and V' }, this.sourceButtons),
       this.sourceNote,
-      h('div', { class: 'control-row' }, this.sliders, h('label', { class: 'toggle' }, this.causalBox, 'Causal mask')),
+      h('div', { class: 'control-row' }, this.sliders, h('label', { class: 'toggle' }, this.causalBox, 'Causal tiles')),
       h('div', { class: 'flash-steps', role: 'group', 'aria-label': 'Step through the tiles' },
         this.previousButton, this.nextButton, this.restartButton, this.playButton),
       this.status,
@@ -183,7 +183,7 @@ export class TileSteps {
     this.tileSlider.show(upTo(k.length), s.tile);
     this.rowSlider.show(upTo(q.length), s.row + 1);
     this.sourceNote.textContent = `${s.source === 'calculator' ? 'The calculator’s' : `Seeded (${SEEDED.seed})`} Q, K and V: n = ${q.length} tokens, d_k = ${k[0].length}, d_v = ${v[0].length}.`
-      + (s.source === 'calculator' ? ' Choose this again to read them after a change in the calculator. Its pitfalls, padding and hand-set masks are not used here: the tiles scale by 1/√d_k, and mask only when “Causal mask” is ticked.' : '');
+      + (s.source === 'calculator' ? ' Choose this again to read them after a change in the calculator. Its pitfalls, padding and hand-set masks are not used here: the tiles scale by 1/√d_k, and mask only when “Causal tiles” is ticked.' : '');
     if (this.last.show() || !this.result) return;
     const r = this.result;
     const tiles = this.#rowTiles(), count = tiles.length;
@@ -292,6 +292,6 @@ export class TileSteps {
     const value = h('strong', { class: 'flash-skipped-count', dataset: { value: skipped }, text: `${skipped}` });
     this.skippedNote.replaceChildren(...(this.state.causal
       ? ['Causal mask: the core skipped ', value, ` tile${skipped === 1 ? '' : 's'} over the ${n} rows, tiles whose keys all come after their row, never read. Row ${this.state.row + 1} reads ${count}.`]
-      : ['No mask: every row reads all its tiles, ', value, ' skipped. Tick “Causal mask” to skip the tiles after each row.']));
+      : ['No mask: every row reads all its tiles, ', value, ' skipped. Tick “Causal tiles” to skip the tiles after each row.']));
   }
 }
