@@ -42,6 +42,8 @@ export class KeepsView {
   }
 
   update() {
+    // The score at every shift depends on the inputs alone: computed once here, not per slide.
+    this.ropeScores = Array.from({ length: MAX_SHIFT + 1 }, (_, s) => this.#ropeAt(s).score);
     this.#drawRope();
     this.#drawAlibi();
   }
@@ -61,7 +63,7 @@ export class KeepsView {
 
   #drawRope() {
     const now = this.#ropeAt(this.shift);
-    const scores = Array.from({ length: MAX_SHIFT + 1 }, (_, s) => this.#ropeAt(s).score);
+    const scores = this.ropeScores;
     const spread = Math.max(...scores) - Math.min(...scores);
     this.rope.replaceChildren(
       rotationSvg(now),

@@ -1,10 +1,11 @@
 // Why positions must be injected (issue 40 §1): attention alone is permutation-equivariant, so
 // shuffling the tokens only shuffles Z's rows; each way of injecting positions breaks that, and
 // RoPE and ALiBi keep something of their own. Every number is the core's (positionalAttention).
-import { adoptStyles, h } from '../../shared/dom.js';
+import { h } from '../../shared/dom.js';
 import { seedInput } from '../../shared/seed-input.js';
 import { registerFormulas } from '../../shared/tex.js';
 import { FORMULAS } from '../../vendor/tex-formulas-next-labs.js';
+import { nextLab } from '../next/lab-shell.js';
 import { seededRows } from '../next/seeded-rows.js';
 import { KeepsView } from './pos-keeps.js';
 import { ShuffleView } from './pos-shuffle.js';
@@ -24,37 +25,26 @@ export class PositionsLab {
    * @param {(message: string) => void} [o.onError]
    */
   constructor({ attn, onError = () => {} }) {
-    this.status = h('p', { class: 'calc-status', role: 'status', text: 'Loading the positions lab’s module…' });
-    this.element = h('section', { class: 'lab positions-lab', role: 'group', 'aria-label': 'Why positions must be injected', part: 'positions' },
-      h('h2', { text: 'Why positions must be injected' }),
-      this.status);
-    queueMicrotask(() => {
-      const root = this.element.getRootNode();
-      if (root instanceof ShadowRoot || root instanceof Document) adoptStyles(root, positionsStyles);
-    });
     this.seed = 1;
     this.inputs = seededInputs(this.seed);
-    // positionalAttention is in the next labs' module: loaded here, not by the element.
-    this.ready = attn.loadNextLabs().then(() => {
-      const inputs = () => this.inputs;
-      this.shuffle = new ShuffleView({ attn, tokens: TOKENS, inputs, onError });
-      this.keeps = new KeepsView({ attn, tokens: TOKENS, inputs });
-      const seed = seedInput({ label: 'Seed of Q, K and V', value: this.seed, onChange: (s) => {
-        this.seed = s;
-        this.inputs = seededInputs(s);
-        this.shuffle.update();
-        this.keeps.update();
-      } });
-      this.status.replaceWith(
-        h('p', {}, `“${TOKENS.join(' ')}”: six tokens, each with a q, k and v of d = ${D} numbers drawn from a seed (inputs only: every number below is the core’s). `,
-          h('label', { class: 'seed-box' }, 'Seed ', seed)),
-        this.shuffle.element, this.keeps.element);
-    }, (error) => {
-      this.status.textContent = `The positions lab could not load its module: ${error.message}`;
-      this.status.setAttribute('role', 'alert');
-      this.status.classList.add('error');
-      onError(error.message);
-    });
+    // positionalAttention is in the next labs' module.
+    ({ element: this.element, ready: this.ready } = nextLab({
+      attn, onError, name: 'positions', label: 'Why positions must be injected', heading: 'Why positions must be injected',
+      what: 'the positions lab', styles: positionsStyles,
+      build: () => {
+        const inputs = () => this.inputs;
+        this.shuffle = new ShuffleView({ attn, tokens: TOKENS, inputs, onError });
+        this.keeps = new KeepsView({ attn, tokens: TOKENS, inputs });
+        const seed = seedInput({ label: 'Seed of Q, K and V', value: this.seed, onChange: (s) => {
+          this.seed = s;
+          this.inputs = seededInputs(s);
+          this.shuffle.update();
+          this.keeps.update();
+        } });
+        return [h('p', {}, `“${TOKENS.join(' ')}”: six tokens, each with a q, k and v of d = ${D} numbers drawn from a seed (inputs only: every number below is the core’s). `,
+          h('label', { class: 'seed-box' }, 'Seed ', seed)), this.shuffle.element, this.keeps.element];
+      },
+    }));
   }
 }
 
