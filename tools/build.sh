@@ -90,7 +90,7 @@ fi
 
 if ((web)); then
   emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release "${strict[@]}" >/dev/null
-  targets=(--target attention_simd attention_scalar)
+  targets=(--target attention_simd attention_relaxed attention_scalar)
   ((wasm_tests)) && targets=()
   cmake --build build-wasm -j"$jobs" "${targets[@]}"
 

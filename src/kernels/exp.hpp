@@ -61,15 +61,15 @@ inline Batch exp_nonpositive(Batch x, const ExpConstants<Batch>& c) {
 #else
   x = xsimd::select(x < c.lowest, c.lowest, x);
 #endif
-  const Batch t = xsimd::fma(x, c.log2e, c.magic);
+  const Batch t = madd(x, c.log2e, c.magic);
   const Batch k = t - c.magic;
   Batch r = xsimd::fnma(k, c.ln2_hi, x);
   r = xsimd::fnma(k, c.ln2_lo, r);
-  Batch p = xsimd::fma(c.p4, r, c.p3);
-  p = xsimd::fma(p, r, c.p2);
-  p = xsimd::fma(p, r, c.p1);
-  p = xsimd::fma(p, r, c.p0);
-  p = xsimd::fma(p, r * r, r) + c.one;
+  Batch p = madd(c.p4, r, c.p3);
+  p = madd(p, r, c.p2);
+  p = madd(p, r, c.p1);
+  p = madd(p, r, c.p0);
+  p = madd(p, r * r, r) + c.one;
   const Batch two_k = xsimd::bitwise_cast<float>((xsimd::bitwise_cast<std::int32_t>(t) + int_batch(127)) << 23);
   return p * two_k;
 }

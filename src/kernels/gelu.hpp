@@ -37,7 +37,7 @@ inline void gelu_tanh(const float* x, float* y, std::size_t n) {
   std::size_t i = 0;
   for (; i + L <= n; i += L) {
     const batch v = batch::load_unaligned(x + i);
-    const batch u = v * xsimd::fma(v * v, gc.c1, gc.c0);
+    const batch u = v * madd(v * v, gc.c1, gc.c0);
     const batch e = exp_nonpositive(gc.minus_two * xsimd::abs(u), ec);
     const batch r = gc.one / (gc.one + e);
     (v * xsimd::select(u >= gc.zero, r, e * r)).store_unaligned(y + i);
@@ -47,7 +47,7 @@ inline void gelu_tanh(const float* x, float* y, std::size_t n) {
     alignas(64) float in[L] = {}, out[L];
     for (std::size_t j = i; j < n; ++j) in[j - i] = x[j];
     const batch v = batch::load_aligned(in);
-    const batch u = v * xsimd::fma(v * v, gc.c1, gc.c0);
+    const batch u = v * madd(v * v, gc.c1, gc.c0);
     const batch e = exp_nonpositive(gc.minus_two * xsimd::abs(u), ec);
     const batch r = gc.one / (gc.one + e);
     (v * xsimd::select(u >= gc.zero, r, e * r)).store_aligned(out);

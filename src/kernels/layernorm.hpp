@@ -41,13 +41,13 @@ inline void layernorm(const float* x, const float* gamma, const float* beta, flo
     const batch b = batch::load_unaligned(x + i + L) - vm;
     d0 += a;
     d1 += b;
-    q0 = xsimd::fma(a, a, q0);
-    q1 = xsimd::fma(b, b, q1);
+    q0 = madd(a, a, q0);
+    q1 = madd(b, b, q1);
   }
   for (; i < n_vec; i += L) {
     const batch a = batch::load_unaligned(x + i) - vm;
     d0 += a;
-    q0 = xsimd::fma(a, a, q0);
+    q0 = madd(a, a, q0);
   }
   float dev = xsimd::reduce_add(d0 + d1);
   float sq = xsimd::reduce_add(q0 + q1);
@@ -66,7 +66,7 @@ inline void layernorm(const float* x, const float* gamma, const float* beta, flo
   const batch vc(c), vr(rstd);
   for (i = 0; i < n_vec; i += L) {
     const batch a = ((batch::load_unaligned(x + i) - vm) - vc) * vr;
-    xsimd::fma(a, batch::load_unaligned(gamma + i), batch::load_unaligned(beta + i)).store_unaligned(y + i);
+    madd(a, batch::load_unaligned(gamma + i), batch::load_unaligned(beta + i)).store_unaligned(y + i);
   }
   for (; i < n; ++i) y[i] = ((x[i] - m) - c) * rstd * gamma[i] + beta[i];
 #else

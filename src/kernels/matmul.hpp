@@ -37,7 +37,7 @@ inline void matmul_abt_rows(const float* a, std::size_t lda, const float* b, std
       s.fill(batch(0.0f));
       for (std::size_t t = 0; t < d_vec; t += L) {
         const batch q = batch::load_unaligned(ai + t);
-        for (std::size_t u = 0; u < K; ++u) s[u] = xsimd::fma(q, batch::load_unaligned(bj + u * ldb + t), s[u]);
+        for (std::size_t u = 0; u < K; ++u) s[u] = madd(q, batch::load_unaligned(bj + u * ldb + t), s[u]);
       }
       for (std::size_t u = 0; u < K; ++u) {
         float r = xsimd::reduce_add(s[u]);
@@ -49,7 +49,7 @@ inline void matmul_abt_rows(const float* a, std::size_t lda, const float* b, std
       const float* bj = b + j * ldb;
       batch s(0.0f);
       for (std::size_t t = 0; t < d_vec; t += L) {
-        s = xsimd::fma(batch::load_unaligned(ai + t), batch::load_unaligned(bj + t), s);
+        s = madd(batch::load_unaligned(ai + t), batch::load_unaligned(bj + t), s);
       }
       float r = xsimd::reduce_add(s);
       for (std::size_t t = d_vec; t < d; ++t) r += ai[t] * bj[t];
@@ -82,7 +82,7 @@ inline void matvec_abt_streams(const float* a, const float* b, std::size_t ldb, 
     s.fill(batch(0.0f));
     for (std::size_t t = 0; t < d_vec; t += L) {
       const batch q = batch::load_unaligned(a + t);
-      for (std::size_t u = 0; u < S; ++u) s[u] = xsimd::fma(q, batch::load_unaligned(rows[u] + t), s[u]);
+      for (std::size_t u = 0; u < S; ++u) s[u] = madd(q, batch::load_unaligned(rows[u] + t), s[u]);
     }
     for (std::size_t u = 0; u < S; ++u) {
       float r = xsimd::reduce_add(s[u]);
@@ -170,7 +170,7 @@ inline void tile_ab(const float* a, std::size_t lda, const float* b, std::size_t
     for (std::size_t v = 0; v < V; ++v) bv[v] = in_register(batch::load_unaligned(bt + v * L));
     for (std::size_t r = 0; r < R; ++r) {
       const batch w(a[r * lda + t]);
-      for (std::size_t v = 0; v < V; ++v) s[r][v] = xsimd::fma(w, bv[v], s[r][v]);
+      for (std::size_t v = 0; v < V; ++v) s[r][v] = madd(w, bv[v], s[r][v]);
     }
   }
   store_tile(s, c, ldc);
@@ -233,7 +233,7 @@ inline void tile_ab_fixed(const float* a, const float* b, std::size_t ldb, float
     for (std::size_t v = 0; v < V; ++v) bv[v] = in_register(batch::load_unaligned(b + v * L));
     for (std::size_t r = 0; r < R; ++r) {
       const batch w(a[r * RowStride]);
-      for (std::size_t v = 0; v < V; ++v) s[r][v] = xsimd::fma(w, bv[v], s[r][v]);
+      for (std::size_t v = 0; v < V; ++v) s[r][v] = madd(w, bv[v], s[r][v]);
     }
   }
   store_tile(s, c, ldc);
@@ -437,7 +437,7 @@ inline void matvec_add(const float* a, const float* b, std::size_t ldb, float* c
     }
     for (std::size_t j = 0; j < p_vec; j += L) {
       batch acc = batch::load_unaligned(c + j);
-      for (std::size_t u = 0; u < S; ++u) acc = xsimd::fma(at[u], batch::load_unaligned(r[u] + j), acc);
+      for (std::size_t u = 0; u < S; ++u) acc = madd(at[u], batch::load_unaligned(r[u] + j), acc);
       acc.store_unaligned(c + j);
     }
     for (std::size_t j = p_vec; j < p; ++j) {
@@ -451,7 +451,7 @@ inline void matvec_add(const float* a, const float* b, std::size_t ldb, float* c
     const float* bt = b + t * ldb;
     const batch at(a[t]);
     for (std::size_t j = 0; j < p_vec; j += L) {
-      xsimd::fma(at, batch::load_unaligned(bt + j), batch::load_unaligned(c + j)).store_unaligned(c + j);
+      madd(at, batch::load_unaligned(bt + j), batch::load_unaligned(c + j)).store_unaligned(c + j);
     }
     for (std::size_t j = p_vec; j < p; ++j) c[j] += a[t] * bt[j];
   }

@@ -17,9 +17,12 @@ static_assert(XSIMD_VERSION_MAJOR >= 13,
 
 namespace attn::kernels {
 
-// Name of the instruction set the kernels were compiled for, e.g. "sse2", "avx2", "wasm", "scalar".
+// Name of the instruction set the kernels were compiled for, e.g. "sse2", "avx2", "wasm",
+// "wasm-relaxed" (WebAssembly SIMD with relaxed SIMD's fused multiply-add), "scalar".
 inline const char* arch_name() {
-#if ATTN_SIMD
+#if defined(__wasm_relaxed_simd__)
+  return "wasm-relaxed";
+#elif ATTN_SIMD
   return xsimd::default_arch::name();
 #else
   return "scalar";
@@ -32,6 +35,24 @@ inline constexpr std::size_t kLanes =
     xsimd::batch<float>::size;
 #else
     1;
+#endif
+
+#if ATTN_SIMD
+// a * b + c for every kernel. Fused natively where the target has FMA (xsimd::fma). In the
+// relaxed-SIMD wasm build it is f32x4.relaxed_madd, one instruction that engines fuse where the
+// processor can, instead of xsimd's f32x4.mul then f32x4.add: it rounds once or twice, so results
+// move within float32 rounding and no more. LLVM 14 (Emscripten 3.1.6) emits the proposal's old
+// opcode for it; tools/relaxed-opcodes.mjs renumbers it after the link. No other relaxed
+// instruction is used: relaxed min/max would leave NaN's handling to the engine.
+inline xsimd::batch<float> madd(xsimd::batch<float> a, xsimd::batch<float> b, xsimd::batch<float> c) {
+#if defined(__wasm_relaxed_simd__)
+  return xsimd::batch<float>(
+      reinterpret_cast<v128_t>(__builtin_wasm_fma_f32x4(reinterpret_cast<__f32x4>(a.data), reinterpret_cast<__f32x4>(b.data),
+                                                        reinterpret_cast<__f32x4>(c.data))));
+#else
+  return xsimd::fma(a, b, c);
+#endif
+}
 #endif
 
 }  // namespace attn::kernels

@@ -35,8 +35,8 @@ inline void matmul_atb(const float* a, std::size_t lda, const float* b, std::siz
       batch s0 = batch::load_unaligned(ci + j), s1 = batch::load_unaligned(ci + j + L);
       for (std::size_t t = 0; t < n; ++t) {
         const batch w(a[t * lda + i]);
-        s0 = xsimd::fma(w, batch::load_unaligned(b + t * ldb + j), s0);
-        s1 = xsimd::fma(w, batch::load_unaligned(b + t * ldb + j + L), s1);
+        s0 = attn::kernels::madd(w, batch::load_unaligned(b + t * ldb + j), s0);
+        s1 = attn::kernels::madd(w, batch::load_unaligned(b + t * ldb + j + L), s1);
       }
       s0.store_unaligned(ci + j);
       s1.store_unaligned(ci + j + L);
@@ -44,7 +44,7 @@ inline void matmul_atb(const float* a, std::size_t lda, const float* b, std::siz
     for (; j < p_vec; j += L) {
       batch s = batch::load_unaligned(ci + j);
       for (std::size_t t = 0; t < n; ++t) {
-        s = xsimd::fma(batch(a[t * lda + i]), batch::load_unaligned(b + t * ldb + j), s);
+        s = attn::kernels::madd(batch(a[t * lda + i]), batch::load_unaligned(b + t * ldb + j), s);
       }
       s.store_unaligned(ci + j);
     }
@@ -68,7 +68,7 @@ inline void softmax_backward_row(const float* p, const float* dp, float* ds, std
   const std::size_t m_vec = m - m % L;
   batch acc(0.0f);
   for (std::size_t j = 0; j < m_vec; j += L) {
-    acc = xsimd::fma(batch::load_unaligned(p + j), batch::load_unaligned(dp + j), acc);
+    acc = attn::kernels::madd(batch::load_unaligned(p + j), batch::load_unaligned(dp + j), acc);
   }
   float r = xsimd::reduce_add(acc);
   for (std::size_t j = m_vec; j < m; ++j) r += p[j] * dp[j];
