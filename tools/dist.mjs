@@ -15,7 +15,7 @@
 //                              where attention.js (bundled into a chunk at the top) looks for it
 //   dist/frame.html, frame.js  the iframe route;  index.html, main.js: the calculator page;
 //   dist/embed.html, embed.js  the embedding guide
-//   dist/wasm/                 the SIMD and scalar WebAssembly builds (.wasm + .mjs glue): the full core
+//   dist/wasm/                 the relaxed-SIMD, SIMD and scalar WebAssembly builds (.wasm + .mjs glue): the full core
 //                              (attention-*), the calculator's alone (calculator-*), the learned heads'
 //   (the element's and the labs' stylesheets are CSS text in JS, calc/calculator-styles.js and
 //   labs/labs-styles.js, adopted as constructed stylesheets: minified here, bundled in)
@@ -43,7 +43,8 @@ const ENTRIES = ['attention-calc.js', 'frame.js', 'main.js', 'embed.js'];
 const COPIED = ['index.html', 'frame.html', 'embed.html', 'style.css', 'frame.css', 'embed.css', 'favicon.svg',
   'attention.d.ts', 'attention-calc.d.ts', 'react.d.ts', 'vue.d.ts', 'learned-heads.bin', 'wasm'];
 
-for (const required of ['wasm/attention-simd.wasm', 'wasm/attention-scalar.wasm', 'wasm/calculator-simd.wasm', 'wasm/calculator-scalar.wasm', 'wasm/learned-simd.wasm', 'wasm/learned-scalar.wasm', 'wasm/next-labs-simd.wasm', 'wasm/next-labs-scalar.wasm', 'vendor/tex-formulas.js', 'learned-heads.bin']) {
+const MODULE_FILES = ['attention', 'calculator', 'learned', 'next-labs'].flatMap((name) => ['relaxed', 'simd', 'scalar'].map((variant) => `wasm/${name}-${variant}.wasm`));
+for (const required of [...MODULE_FILES, 'vendor/tex-formulas.js', 'learned-heads.bin']) {
   try {
     statSync(join(WEB, required));
   } catch {
@@ -189,6 +190,9 @@ await build({ ...BUNDLE, plugins: [...BUNDLE.plugins, assetsFromLabs(['gpt2'])],
 // The JS API alone (attention-calc/attention.js): one minified file beside the element, loading the
 // same dist/wasm/ (the GPT-2 reader, import('./api/gpt2.js'), inlined: it is the API's to load).
 await build({ ...BUNDLE, entryPoints: [join(WEB, 'attention.js')], outfile: join(DIST, 'attention.js') });
+// index.html's early fetch of its core, bundled alone: as an entry beside main.js, the few lines
+// it shares with it would become a chunk that main.js waits for.
+await build({ ...BUNDLE, entryPoints: [join(WEB, 'core-preload.js')], outfile: join(DIST, 'core-preload.js') });
 // Copies, never links: dist/ files are rewritten below and must not write through to web/.
 for (const path of COPIED) cpSync(join(WEB, path), join(DIST, path), { recursive: true, dereference: true });
 // Emscripten's JS glue comes out readable: minified, it is a quarter smaller over the wire.
@@ -224,10 +228,11 @@ const measure = (list) => list.reduce(([raw, gz], f) => {
 }, [0, 0]);
 const kb = ([raw, gz]) => `${(raw / 1000).toFixed(1)} KB raw, ${(gz / 1000).toFixed(1)} KB gzip`;
 const ourJs = all.filter((f) => f.endsWith('.js'));
-// The widget is everything but the three pages' own entry points; the labs' chunks load only
-// when a widget's panels name them.
+// The widget is everything but the three pages' own entry points (and index.html's early fetch of
+// its core, core-preload.js), the workers and the JS API's file; the labs' chunks load only when a
+// widget's panels name them.
 const pageEntries = ENTRIES.filter((e) => e !== 'attention-calc.js').map((e) => join(DIST, e));
-const widgetJs = ourJs.filter((f) => !pageEntries.includes(f) && ![WORKER, GPT2_WORKER, 'attention.js'].some((w) => f === join(DIST, w)));
+const widgetJs = ourJs.filter((f) => !pageEntries.includes(f) && ![WORKER, GPT2_WORKER, 'attention.js', 'core-preload.js'].some((w) => f === join(DIST, w)));
 // The learned-heads panel's files, each fetched only once the panel is shown (the training chunk
 // and the worker: once "Train in this browser" is pressed), from esbuild's record of which chunks
 // each entry and lazy chunk imports: the files only they load, beyond the element's own.
@@ -259,17 +264,19 @@ const nextSet = new Set([...NEXT_LABS.flatMap((lab) => [...closure(outputOf(`lab
 const nextOnly = beyond(nextSet, elementFiles, ...otherLabs, panelSet, gpt2Set);
 // The four labs of the lesson's second half; the learned and GPT-2 panels are reported on their own below.
 const fourLabsJs = widgetJs.filter((f) => !learnedOnly.includes(f) && !gpt2Only.includes(f) && !nextOnly.includes(f));
-const simd = all.filter((f) => /attention-simd\.(wasm|mjs)$/.test(f));
-const scalar = all.filter((f) => /attention-scalar\.(wasm|mjs)$/.test(f));
+// A module's three builds, each its .wasm and .mjs glue: relaxed SIMD, SIMD, scalar. The relaxed
+// build runs with the SIMD build's glue (api/modules.js).
+const builds = (name) => ['relaxed', 'simd', 'scalar'].map((variant) => all.filter((f) => f.endsWith(`/${name}-${variant}.wasm`)
+  || f.endsWith(`/${name}-${variant === 'relaxed' ? 'simd' : variant}.mjs`)));
+const [relaxed, simd, scalar] = builds('attention');
 // An embed without a lab loads the calculator's module instead (loadAttention's labs: false).
-const calculatorSimd = all.filter((f) => /calculator-simd\.(wasm|mjs)$/.test(f));
-const calculatorScalar = all.filter((f) => /calculator-scalar\.(wasm|mjs)$/.test(f));
+const [calculatorRelaxed, calculatorSimd, calculatorScalar] = builds('calculator');
 // What one page transfers: the widget's JS (with or without the labs; the stylesheets are in it) and one
-// wasm build (the SIMD one, or the scalar fallback where SIMD does not validate; never both).
+// wasm build (the best its engine validates: relaxed SIMD, SIMD or scalar; never two).
 // Formulas are MathML in the JS: no fonts. tests/browser/budget.test.mjs measures the same in
 // Chromium; the budgets are checked there and here.
-const larger = (files, [a, b] = [simd, scalar]) => [measure([...files, ...a]), measure([...files, ...b])].sort((x, y) => y[1] - x[1])[0];
-const calculator = larger(fourLabsJs.filter((f) => !labChunks.includes(f)), [calculatorSimd, calculatorScalar]);
+const larger = (files, variants = [relaxed, simd, scalar]) => variants.map((v) => measure([...files, ...v])).sort((x, y) => y[1] - x[1])[0];
+const calculator = larger(fourLabsJs.filter((f) => !labChunks.includes(f)), [calculatorRelaxed, calculatorSimd, calculatorScalar]);
 const withLabs = larger(fourLabsJs);
 console.log(`dist/ written: ${all.length} files`);
 console.log(`  widget JS, calculator only:                   ${kb(measure(fourLabsJs.filter((f) => !labChunks.includes(f))))}`);
@@ -277,40 +284,41 @@ console.log(`  widget JS with the four labs:                 ${kb(measure(fourLa
 console.log(`  all our JS (with the page, frame and guide):  ${kb(measure(ourJs))}`);
 const text = (name) => { const bytes = Buffer.from(minifiedStyles.get(name) ?? ''); return [bytes.length, gzipSync(bytes).length]; };
 console.log(`  stylesheets in it, calculator and labs:       ${kb(text('calculatorStyles'))}, ${kb(text('labsStyles'))}`);
+console.log(`  wasm relaxed-SIMD build (.wasm + .mjs glue):  ${kb(measure(relaxed))}`);
 console.log(`  wasm SIMD build (.wasm + .mjs glue):          ${kb(measure(simd))}`);
 console.log(`  wasm scalar build (.wasm + .mjs glue):        ${kb(measure(scalar))}`);
-console.log(`  the calculator's module alone, SIMD / scalar: ${kb(measure(calculatorSimd))} / ${kb(measure(calculatorScalar))}`);
+console.log(`  the calculator's module alone, relaxed / SIMD / scalar: ${kb(measure(calculatorRelaxed))} / ${kb(measure(calculatorSimd))} / ${kb(measure(calculatorScalar))}`);
 console.log(`  one embed, every calculator chunk:            ${kb(calculator)} (budget: 150 KB gzip)`);
 console.log(`  one embed with all four labs:                 ${kb(withLabs)}`);
-const learnedSimd = all.filter((f) => /learned-simd\.(wasm|mjs)$/.test(f)), learnedScalar = all.filter((f) => /learned-scalar\.(wasm|mjs)$/.test(f));
+const [learnedRelaxed, learnedSimd, learnedScalar] = builds('learned');
 const checkpoint = [join(DIST, 'learned-heads.bin')];
 const names = (list) => list.map((f) => f.slice(DIST.length + 1)).join(', ');
 console.log('  the learned-heads panel (panels="learned"), each part loaded only when shown, beyond the calculator\'s files:');
 console.log(`    panel chunk (${names(panelFiles)}):  ${kb(measure(panelFiles))}`);
 console.log(`    training chunk (${names(trainFiles)}) (its styles are the labs'):  ${kb(measure(trainFiles))}`);
 console.log(`    worker (${names(workerFiles)}):  ${kb(measure(workerFiles))}`);
-console.log(`    learned wasm, SIMD / scalar (.wasm + .mjs):  ${kb(measure(learnedSimd))} / ${kb(measure(learnedScalar))}`);
+console.log(`    learned wasm, relaxed / SIMD / scalar (.wasm + .mjs):  ${kb(measure(learnedRelaxed))} / ${kb(measure(learnedSimd))} / ${kb(measure(learnedScalar))}`);
 console.log(`    checkpoint (learned-heads.bin):  ${kb(measure(checkpoint))}`);
 // Issue 27: the GPT-2 panel's own bytes, code, wasm (the larger build) and tokenizer: at most 450 KB gzip.
-const gpt2Simd = all.filter((f) => /gpt2-simd\.(wasm|mjs)$/.test(f)), gpt2Scalar = all.filter((f) => /gpt2-scalar\.(wasm|mjs)$/.test(f));
+const [gpt2Relaxed, gpt2Simd, gpt2Scalar] = builds('gpt2');
 const gpt2Tokenizer = all.filter((f) => f.endsWith('gpt2-tokenizer.bin'));
 // Counted with the learned panel's chunks it shares (the head views, the token strip).
 const gpt2Files = [...beyond(gpt2Set, elementFiles), join(DIST, GPT2_WORKER)];
-const gpt2Panel = larger([...gpt2Files, ...gpt2Tokenizer], [gpt2Simd, gpt2Scalar]);
+const gpt2Panel = larger([...gpt2Files, ...gpt2Tokenizer], [gpt2Relaxed, gpt2Simd, gpt2Scalar]);
 console.log('  the GPT-2 panel (panels="gpt2"), loaded only when shown, beyond the calculator\'s files:');
 console.log(`    code (${names(gpt2Files)}):  ${kb(measure(gpt2Files))}`);
-console.log(`    GPT-2 wasm, SIMD / scalar (.wasm + .mjs):  ${kb(measure(gpt2Simd))} / ${kb(measure(gpt2Scalar))}`);
+console.log(`    GPT-2 wasm, relaxed / SIMD / scalar (.wasm + .mjs):  ${kb(measure(gpt2Relaxed))} / ${kb(measure(gpt2Simd))} / ${kb(measure(gpt2Scalar))}`);
 console.log(`    tokenizer (wasm/gpt2-tokenizer.bin):  ${kb(measure(gpt2Tokenizer))}`);
 console.log(`    in all, the larger build:  ${kb(gpt2Panel)} (budget: 450 KB gzip)`);
 // Issue 40: a lab past the lesson embedded alone loads the calculator's files, its chunk and the
 // next labs' module, which holds the calculator's functions (loadAttention's nextLabs: no
 // calculator's module, no full core): within the labs' 150 KB.
-const nextSimd = all.filter((f) => /next-labs-simd\.(wasm|mjs)$/.test(f)), nextScalar = all.filter((f) => /next-labs-scalar\.(wasm|mjs)$/.test(f));
+const [nextRelaxed, nextSimd, nextScalar] = builds('next-labs');
 const calculatorJs = fourLabsJs.filter((f) => !labChunks.includes(f));
-const nextLabWorst = larger([...calculatorJs, ...nextOnly], [nextSimd, nextScalar]);
+const nextLabWorst = larger([...calculatorJs, ...nextOnly], [nextRelaxed, nextSimd, nextScalar]);
 console.log(`  the labs past the lesson (panels="${NEXT_LABS.join('", "')}"), loaded only when shown, beyond the calculator's files:`);
 console.log(`    code (${names(nextOnly)}):  ${kb(measure(nextOnly))}`);
-console.log(`    next labs' wasm with the calculator's, SIMD / scalar (.wasm + .mjs):  ${kb(measure(nextSimd))} / ${kb(measure(nextScalar))}`);
+console.log(`    next labs' wasm with the calculator's, relaxed / SIMD / scalar (.wasm + .mjs):  ${kb(measure(nextRelaxed))} / ${kb(measure(nextSimd))} / ${kb(measure(nextScalar))}`);
 console.log(`    one embed of such a lab alone, the larger build:  ${kb(nextLabWorst)} (budget: 150 KB gzip)`);
 if (nextLabWorst[1] > 150 * 1000) {
   console.error('dist/: one embed of a lab past the lesson exceeds the 150 KB gzip budget');
@@ -343,8 +351,8 @@ try {
   // Each file gzipped alone: the parts' shares of the packed size.
   const parts = [
     ['scalar wasm builds', /-scalar\.(wasm|mjs)$/],
-    ['GPT-2\'s SIMD module and tokenizer', /(gpt2-simd\.(wasm|mjs)|gpt2-tokenizer\.bin)$/],
-    ['the other SIMD modules', /-simd\.(wasm|mjs)$/],
+    ['GPT-2\'s SIMD modules and tokenizer', /(gpt2-(simd|relaxed)\.(wasm|mjs)|gpt2-tokenizer\.bin)$/],
+    ['the other SIMD modules (relaxed and not)', /-(simd|relaxed)\.(wasm|mjs)$/],
     ['the learned heads\' checkpoint', /learned-heads\.bin$/],
     ['code, styles, types and docs', /./],
   ];

@@ -9,7 +9,11 @@
 // mistaken for an opcode, and it refuses any other prototype relaxed opcode rather than pass on a
 // module no engine would read the same way.
 //
-// Usage: node tools/relaxed-opcodes.mjs <module.wasm>   (rewrites the file; prints the count)
+// The relaxed build runs with the SIMD build's Emscripten glue (web/api/modules.js): given both
+// glue files, this checks that they differ in nothing but the .wasm's name, and fails otherwise.
+//
+// Usage: node tools/relaxed-opcodes.mjs <module.wasm> [<its glue.mjs> <the SIMD build's glue.mjs>]
+//   (rewrites the .wasm; prints the count)
 import fs from 'node:fs';
 
 const PROTOTYPE_FMA_F32X4 = 0xaf;
@@ -115,4 +119,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const count = renumberRelaxed(bytes);
   fs.writeFileSync(file, bytes);
   console.log(`relaxed-opcodes: ${file}: ${count} f32x4.relaxed_madd`);
+  const [glue, simdGlue] = process.argv.slice(3);
+  if (glue) {
+    const name = (path) => path.split('/').pop().replace(/\.mjs$/, '.wasm');
+    const own = fs.readFileSync(glue, 'utf8').replaceAll(name(glue), name(simdGlue));
+    if (own !== fs.readFileSync(simdGlue, 'utf8')) {
+      console.error(`relaxed-opcodes: ${glue} differs from ${simdGlue} in more than the .wasm's name, so the relaxed build cannot share the SIMD build's glue`);
+      process.exitCode = 1;
+    }
+  }
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # npm test: install what is missing, build native and wasm, run every suite, print the counts.
 #   1. doctest, native (CTest)
-#   2. doctest as WebAssembly under Node, SIMD and scalar builds (CTest)
-#   3. the JS API and the built modules under Node (node --test), after tools/sites is built (its
-#      React and Vue types are the types test's)
+#   2. doctest as WebAssembly under Node, SIMD, relaxed-SIMD and scalar builds (CTest; the relaxed
+#      build under Node 20's --experimental-wasm-relaxed-simd)
+#   3. the JS API and the built modules under Node (node --test, with that flag: the three builds),
+#      after tools/sites is built (its React and Vue types are the types test's)
 #   4. the page and the JS module in headless Chromium (node --test + playwright-core)
 #   4b. the same smoke checks in Debian's Firefox ESR, headless (puppeteer-core over WebDriver
 #      BiDi), and in WebKitGTK's MiniBrowser under Xvfb (selenium-webdriver): tests/engines/
@@ -101,7 +102,8 @@ sites_rc=$?
 record "sites built (tools/sites)" $((sites_rc == 0)) $((sites_rc != 0)) "$sites_rc"
 # A core for each file at a time: these files compute (the wasm modules under Node); node --test
 # would run one at a time on two cores (it leaves one core free by default).
-run_node "JS API under Node" --test-concurrency="$jobs" tests/js/*.test.mjs
+# Node 20 validates relaxed SIMD behind its flag only; node --test passes it to each file.
+run_node "JS API under Node" --experimental-wasm-relaxed-simd --test-concurrency="$jobs" tests/js/*.test.mjs
 # The page in Chromium, two files at a time: most of their time is the page's and the learner's
 # pace (keys typed 100 ms apart, pauses that commit), not the processor's. The two files that time
 # the page's answers to keystrokes while a worker trains or opens GPT-2 run after, alone.
@@ -112,8 +114,9 @@ browser_files=()
 for file in tests/browser/*.test.mjs; do
   [[ " ${timed_alone[*]} " == *" $file "* ]] || browser_files+=("$file")
 done
-run_node "page in headless Chromium" --test-concurrency="$jobs" "${browser_files[@]}"
-run_node "page in Chromium, timed, alone" "${timed_alone[@]}"
+# Node with relaxed SIMD, as Chromium: the tests compare the page's numbers with the core's in Node.
+run_node "page in headless Chromium" --experimental-wasm-relaxed-simd --test-concurrency="$jobs" "${browser_files[@]}"
+run_node "page in Chromium, timed, alone" --experimental-wasm-relaxed-simd "${timed_alone[@]}"
 # The two other engines side by side: each waits on its browser more than it computes.
 run_node "page in Firefox and WebKit (Xvfb)" --test-concurrency=2 tests/engines/firefox.test.mjs tests/engines/webkit.test.mjs
 run_ctest "doctest, ASan+UBSan, assertions on" build-asan

@@ -821,9 +821,14 @@ export interface Limits {
  * the argument, with the original as its `cause`. After any Error the instance stays usable.
  */
 export interface Attention {
-  /** True when the WebAssembly SIMD build is running. */
+  /**
+   * The build running: 'relaxed' (WebAssembly SIMD with relaxed SIMD's fused multiply-add),
+   * 'simd', or 'scalar' (engines without WebAssembly SIMD).
+   */
+  readonly build: 'relaxed' | 'simd' | 'scalar';
+  /** True when a WebAssembly SIMD build (relaxed or not) is running. */
   readonly simd: boolean;
-  /** "wasm" for the SIMD build, "scalar" for the fallback. */
+  /** "wasm-relaxed" for the relaxed-SIMD build, "wasm" for the SIMD build, "scalar" for the fallback. */
   readonly arch: string;
   /** The core's size limits; the same frozen object on every call. */
   limits(): Readonly<Limits>;
@@ -992,9 +997,14 @@ export interface Attention {
 }
 
 export interface LoadOptions {
-  /** Force the SIMD (true) or scalar (false) build. Default: SIMD where WebAssembly SIMD validates. */
-  simd?: boolean;
-  /** Folder with attention-{simd,scalar}.{mjs,wasm}. Default: ./wasm/ beside attention.js. */
+  /**
+   * Force the relaxed-SIMD ('relaxed'), SIMD (true) or scalar (false) build. Default: the best
+   * this engine validates: relaxed SIMD (Chromium 114 and later), else SIMD, else scalar.
+   * The relaxed build's numbers differ from the SIMD build's within float32 rounding: its
+   * multiply-add may round once where the other rounds twice.
+   */
+  simd?: boolean | 'relaxed';
+  /** Folder with attention-{relaxed,simd,scalar}.{mjs,wasm}. Default: ./wasm/ beside attention.js. */
   baseUrl?: string | URL;
   /**
    * false: load the calculator's module alone (calculator-{simd,scalar}.{mjs,wasm}: attention,
@@ -1015,10 +1025,13 @@ export interface LoadOptions {
 
 /**
  * Loads the core once per build; later calls resolve to the same instance. Rejects with an Error
- * for options that are not an object, a simd that is not a boolean, or a baseUrl that is not a
- * valid URL.
+ * for options that are not an object, a simd that is not a boolean or 'relaxed', a build this
+ * engine does not run, or a baseUrl that is not a valid URL.
  */
 export function loadAttention(options?: LoadOptions): Promise<Attention>;
 
 /** True when this engine validates WebAssembly SIMD code. */
 export function wasmSimdSupported(): boolean;
+
+/** True when this engine validates relaxed SIMD's f32x4.relaxed_madd (the relaxed build's one relaxed instruction). */
+export function wasmRelaxedSimdSupported(): boolean;

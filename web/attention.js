@@ -16,23 +16,24 @@
 // loaded on first use). The rule between JS and the core: JS checks the form of an input (a
 // number, a matrix, a string), the core every value and limit.
 
-import { argument, fail, optionsOf, toBoolean } from './api/arguments.js';
+import { argument, describe, fail, optionsOf, toBoolean } from './api/arguments.js';
 import { Calculator, reasonNames } from './api/calculator.js';
 import { sizeRules, toUrl } from './api/convert.js';
 import { Labs } from './api/labs.js';
 import { LearnedHeads } from './api/learned.js';
-import { instantiate, wasmSimdSupported } from './api/modules.js';
+import { bestBuild, instantiate, wasmRelaxedSimdSupported, wasmSimdSupported } from './api/modules.js';
 
-export { wasmSimdSupported };
+export { wasmRelaxedSimdSupported, wasmSimdSupported };
 
 // One loaded instance per build and location, shared by every caller on the page.
 const instances = new Map();
 
 /**
  * Loads the core. Resolves to an Attention object; later calls share the same instance.
- * @param {{ simd?: boolean, baseUrl?: string | URL, labs?: boolean, nextLabs?: boolean }} [options]
- *   simd: force the SIMD (true) or scalar (false) build; default: detect.
- *   baseUrl: folder holding the modules' {attention,calculator,learned,gpt2}-{simd,scalar}.{mjs,wasm}
+ * @param {{ simd?: boolean | 'relaxed', baseUrl?: string | URL, labs?: boolean, nextLabs?: boolean }} [options]
+ *   simd: force the relaxed-SIMD ('relaxed'), SIMD (true) or scalar (false) build; default: the
+ *     best this engine validates, in that order.
+ *   baseUrl: folder holding the modules' {attention,calculator,learned,gpt2}-{relaxed,simd,scalar}.{mjs,wasm}
  *     (dist/wasm/ of a copy of the package, e.g. on a CDN), relative to this file unless absolute;
  *     default: the files a site's bundler copied (web/assets.js), or ./wasm/ beside this file.
  *   labs: false loads the calculator's module alone (calculator-{simd,scalar}: attention, masks,
@@ -43,20 +44,22 @@ const instances = new Map();
  *     those: loadNextLabs() then resolves at once, with no second module.
  */
 export function loadAttention(options) {
-  let simd, base, labs, nextLabs;
+  let variant, base, labs, nextLabs;
   try {
     const o = optionsOf(options, 'loadAttention', '{ simd: false }');
-    simd = argument('simd', () => toBoolean(o.simd ?? wasmSimdSupported(), 'simd'));
+    variant = argument('simd', () => toBuild(o.simd));
     base = o.baseUrl === undefined ? null : argument('baseUrl', () => toBaseUrl(o.baseUrl));
     labs = argument('labs', () => toBoolean(o.labs ?? true, 'labs'));
     nextLabs = argument('nextLabs', () => toBoolean(o.nextLabs ?? false, 'nextLabs'));
   } catch (error) {
     return Promise.reject(error);
   }
-  if (simd && !wasmSimdSupported()) {
+  if (variant === 'simd' && !wasmSimdSupported()) {
     return Promise.reject(new Error('attention-calc: this browser does not support WebAssembly SIMD'));
   }
-  const variant = simd ? 'simd' : 'scalar';
+  if (variant === 'relaxed' && !wasmRelaxedSimdSupported()) {
+    return Promise.reject(new Error('attention-calc: this engine does not support WebAssembly relaxed SIMD'));
+  }
   const full = `${variant} ${base?.href ?? 'bundled'}`;
   // The full core serves every page; the next labs' module, which holds the calculator's functions,
   // serves a page that asks for the calculator alone.
@@ -64,12 +67,20 @@ export function loadAttention(options) {
   const key = labs || instances.has(full) ? full : nextLabs || instances.has(next) ? next : `${full} calculator`;
   if (!instances.has(key)) {
     const name = key === full ? 'attention' : key === next ? 'next-labs' : 'calculator';
-    const loading = instantiate(name, variant, base).then((module) => new Attention(module, simd, variant, base));
+    const loading = instantiate(name, variant, base).then((module) => new Attention(module, variant, base));
     // A failed load is not cached, so a later call can try again.
     loading.catch(() => instances.delete(key));
     instances.set(key, loading);
   }
   return instances.get(key);
+}
+
+// The simd option as a build's name: undefined detects the best.
+function toBuild(value) {
+  if (value === undefined) return bestBuild();
+  if (value === 'relaxed') return 'relaxed';
+  if (typeof value !== 'boolean') fail(`simd must be true, false or 'relaxed' (got ${describe(value)})`);
+  return value ? 'simd' : 'scalar';
 }
 
 // This file's URL, as a value: new URL(value, import.meta.url) with a computed value makes a
@@ -87,11 +98,10 @@ class Attention {
   #nextLabs = null;       // api/next-labs.js's NextLabs, once loadNextLabs() has loaded it and its module
   #nextLabsLoading = null;
   #nextLabsArgs;
-  #variant;            // 'simd' or 'scalar'
   #base;               // the folder of the modules
   #gpt2Loading = null; // Promise of GPT-2's module with its tokenizer, once asked for
 
-  constructor(core, simd, variant, base) {
+  constructor(core, variant, base) {
     this.#calculator = new Calculator(core);
     const limits = this.#calculator.limits();
     this.#labs = new Labs(core, limits);
@@ -99,11 +109,12 @@ class Attention {
     this.#nextLabsArgs = [variant, base, sizeRules(core, limits), reasonNames(core.maskReasonBits())];
     // The next labs' module holds the calculator's functions too: loaded as the core, it is theirs.
     if (typeof core.positionalAttention === 'function') this.#nextLabsArgs.push(core);
-    this.#variant = variant;
     this.#base = base;
-    /** Whether the SIMD build is running. */
-    this.simd = simd;
-    /** Instruction set the kernels were compiled for: "wasm" (SIMD) or "scalar". */
+    /** The build running: 'relaxed' (SIMD with relaxed SIMD's multiply-add), 'simd' or 'scalar'. */
+    this.build = variant;
+    /** Whether a SIMD build (relaxed or not) is running. */
+    this.simd = variant !== 'scalar';
+    /** Instruction set the kernels were compiled for: "wasm-relaxed", "wasm" (SIMD) or "scalar". */
     this.arch = core.arch();
   }
 
@@ -167,7 +178,7 @@ class Attention {
 
   #gpt2Core() {
     if (!this.#gpt2Loading) {
-      this.#gpt2Loading = import('./api/gpt2.js').then((gpt2) => gpt2.loadGpt2Core(this.#base, this.#variant));
+      this.#gpt2Loading = import('./api/gpt2.js').then((gpt2) => gpt2.loadGpt2Core(this.#base, this.build));
       this.#gpt2Loading.catch(() => (this.#gpt2Loading = null)); // a failed load can be tried again
     }
     return this.#gpt2Loading;

@@ -8,6 +8,7 @@ import './preload.js';
 // Start compiling the core now: the element asks for the same one only once it is laid out.
 // Its failure is the element's to report.
 const core = loadAttention().catch(() => null);
+const BUILD_NAMES = { relaxed: 'WebAssembly relaxed SIMD', simd: 'WebAssembly SIMD', scalar: 'scalar WebAssembly' };
 const calc = document.getElementById('calculator');
 const notice = document.getElementById('notice');
 
@@ -165,9 +166,9 @@ calc.addEventListener('attention-change', () => performance.mark('attention-calc
 
 await calc.ready;
 if (calc.result) {
-  const { simd } = await core;
-  document.getElementById('build').textContent = `${simd ? 'WebAssembly SIMD' : 'scalar WebAssembly'} build`;
-  document.body.dataset.ready = simd ? 'simd' : 'scalar';
+  const { build } = await core;
+  document.getElementById('build').textContent = `${BUILD_NAMES[build]} build`;
+  document.body.dataset.ready = build;
 } else {
   document.body.dataset.ready = 'error';
 }

@@ -72,6 +72,12 @@ async function transferred(env, { body, path, shows = 'td[data-step="weights"]',
     });
     assert.deepEqual(failed, [], 'no request failed');
     assert.deepEqual(problems, [], 'no console error or uncaught exception');
+    // One build, never two: Chromium runs relaxed SIMD, so every module's .wasm is its relaxed
+    // build and every glue file the SIMD build's, which the relaxed build shares.
+    for (const [p] of files) {
+      const [, variant, ext] = /^\/wasm\/[\w-]+?-(relaxed|simd|scalar)\.(wasm|mjs)$/.exec(p) ?? [];
+      if (ext) assert.equal(variant, ext === 'wasm' ? 'relaxed' : 'simd', `${p}: the relaxed-SIMD build's files only`);
+    }
     const sum = (i) => files.reduce((total, file) => total + file[i], 0);
     return { total: sum(1), headers: sum(2), files };
   } finally {
@@ -117,13 +123,13 @@ describe('every byte one embed transfers, gzip-compressed and with its headers, 
 
   // Issue 25: measured on the wire, headers included. The element is one file (Rollup keeps what
   // it imports statically together; esbuild had cut it into 9 chunks, 3.8 KB of headers), and an
-  // embed without a lab loads the calculator's half of the core (calculator-simd.wasm, 38 KB gzip
+  // embed without a lab loads the calculator's half of the core (calculator-relaxed.wasm in Chromium, 38 KB gzip
   // against the full core's 69).
   test('panels="weights" transfers ≤ 110 KB on the wire, headers included', async () => {
     const sizes = await transferred(env, { body: '<attention-calc panels="weights"></attention-calc>' });
     console.log(`panels="weights" on the wire: ${report(sizes)}`);
     const paths = sizes.files.map(([p]) => p);
-    assert.ok(paths.includes('/wasm/calculator-simd.wasm') && !paths.includes('/wasm/attention-simd.wasm'), `the calculator's module, not the full core: ${paths.join(' ')}`);
+    assert.ok(paths.includes('/wasm/calculator-relaxed.wasm') && !paths.some((p) => /^\/wasm\/attention-/.test(p)), `the calculator's module, not the full core: ${paths.join(' ')}`);
     assert.ok(sizes.total <= 110 * KB, `panels="weights" transfers ${report(sizes)}`);
   });
 
@@ -160,7 +166,7 @@ describe('every byte one embed transfers, gzip-compressed and with its headers, 
       console.log(`panels="learned", shown: ${shown.map(([p, b]) => `${p} ${(b / KB).toFixed(1)} KB`).join(', ')}`);
       const paths = shown.map(([p]) => p);
       assert.ok(paths.some((p) => /^\/learned-(?!train-)[\w-]+\.js$/.test(p)), `the panel's chunk: ${paths}`);
-      assert.ok(paths.some((p) => /^\/wasm\/learned-(simd|scalar)\.wasm$/.test(p)), `the learned wasm: ${paths}`);
+      assert.ok(paths.some((p) => /^\/wasm\/learned-relaxed\.wasm$/.test(p)), `the learned wasm: ${paths}`);
       assert.ok(paths.includes('/learned-heads.bin'), `the checkpoint: ${paths}`);
       assert.ok(!paths.includes('/labs/learned-worker.js'), 'no worker before training starts');
       await train.click();
@@ -191,7 +197,7 @@ describe('every byte one embed transfers, gzip-compressed and with its headers, 
     assert.deepEqual(paths.filter((p) => /wasm|tokenizer/.test(p)), [], 'no GPT-2 wasm or tokenizer before a model is opened');
     // What the panel fetched (its chunk), its worker (fetched by the worker's own context, not
     // seen here), then what opening a model fetches.
-    const own = [...new Set([...paths.map((p) => p.slice(1)), 'labs/gpt2-worker.js']), 'wasm/gpt2-simd.wasm', 'wasm/gpt2-simd.mjs', 'wasm/gpt2-tokenizer.bin'];
+    const own = [...new Set([...paths.map((p) => p.slice(1)), 'labs/gpt2-worker.js']), 'wasm/gpt2-relaxed.wasm', 'wasm/gpt2-simd.mjs', 'wasm/gpt2-tokenizer.bin'];
     const gzip = own.reduce((sum, n) => sum + gzipSync(readFileSync(join(DIST, n))).length, 0);
     console.log(`panels="gpt2": ${own.join(', ')}: ${(gzip / KB).toFixed(1)} KB gzip (limit 450 KB)`);
     assert.ok(gzip <= 450 * KB, `${(gzip / KB).toFixed(1)} KB gzip`);
@@ -207,7 +213,7 @@ describe('every byte one embed transfers, gzip-compressed and with its headers, 
       const paths = sizes.files.map(([p]) => p);
       const modules = paths.filter((p) => /^\/wasm\/.*\.wasm$/.test(p));
       assert.equal(modules.length, 1, `one module: ${paths.join(' ')}`);
-      assert.match(modules[0], /^\/wasm\/next-labs-(simd|scalar)\.wasm$/, `the next labs' module: ${paths.join(' ')}`);
+      assert.match(modules[0], /^\/wasm\/next-labs-relaxed\.wasm$/, `the next labs' module: ${paths.join(' ')}`);
       assert.ok(sizes.total <= 150 * KB, `panels="${panel}" transfers ${report(sizes)}`);
     });
   }
@@ -218,7 +224,7 @@ describe('every byte one embed transfers, gzip-compressed and with its headers, 
     console.log(`index.html: ${report(sizes)}`);
     const paths = sizes.files.map(([p]) => p);
     assert.deepEqual(paths.filter((p, i) => paths.indexOf(p) !== i), [], 'no file fetched twice');
-    assert.ok(paths.some((p) => /^\/wasm\/attention-(simd|scalar)\.wasm$/.test(p)), `the full core, for the labs: ${paths.join(' ')}`);
+    assert.ok(paths.some((p) => /^\/wasm\/attention-relaxed\.wasm$/.test(p)), `the full core, for the labs: ${paths.join(' ')}`);
     // The page's elements share that one core: the calculator's half is not fetched beside it.
     assert.ok(!paths.some((p) => /^\/wasm\/calculator-/.test(p)), `one core for the page: ${paths.join(' ')}`);
   });

@@ -29,7 +29,7 @@ describe('the calculator page', () => {
   const open = async (hash = '') => {
     await page.goto(env.url + hash);
     await page.waitForSelector('body[data-ready]');
-    assert.equal(await page.getAttribute('body', 'data-ready'), 'simd');
+    assert.equal(await page.getAttribute('body', 'data-ready'), 'relaxed');
   };
   const cell = (name) => page.getByLabel(name, { exact: true });
   // The focused element, inside the calculator's shadow root.

@@ -5,6 +5,8 @@ import { createRequire } from 'node:module';
 import { afterEach } from 'node:test';
 import { chromium } from 'playwright-core';
 
+import { wasmRelaxedSimdSupported } from '../../web/attention.js';
+
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
@@ -35,6 +37,11 @@ const ARGS = [
 export async function launchChromium() {
   const executablePath = CANDIDATES.find((p) => existsSync(p));
   if (!executablePath) throw new Error('Chromium not found: run tools/bootstrap.sh (installs Debian\'s chromium)');
+  // Chromium runs the relaxed-SIMD build, and the tests compare its numbers, bit for bit, with the
+  // same core's in this Node process: Node 20 loads that build only behind its flag.
+  if (!wasmRelaxedSimdSupported()) {
+    throw new Error('run the browser suite as node --experimental-wasm-relaxed-simd --test …: the page runs the relaxed-SIMD build, and the tests compute in Node with the same build');
+  }
   return chromium.launch({ executablePath, headless: true, args: ARGS });
 }
 

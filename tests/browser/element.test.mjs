@@ -97,12 +97,12 @@ describe('the <attention-calc> element', () => {
     await ready();
     const w = widget('#w');
     assert.deepEqual(await weightsIn(w, 3, 3), spec.no_mask.weights.map((r) => r.map((x) => shown(x))));
-    assert.deepEqual(wasm, ['/wasm/calculator-simd.wasm']);
+    assert.deepEqual(wasm, ['/wasm/calculator-relaxed.wasm']);
     await w.evaluate((e) => { e.panels = 'weights,scaling'; });
     const lab = w.getByRole('group', { name: 'The √d_k experiment', exact: true });
     await lab.waitFor({ timeout: 20_000 });
     await w.evaluate((e) => e.ready);
-    assert.deepEqual(wasm, ['/wasm/calculator-simd.wasm', '/wasm/attention-simd.wasm']);
+    assert.deepEqual(wasm, ['/wasm/calculator-relaxed.wasm', '/wasm/attention-relaxed.wasm']);
     // The lab's numbers come from the full core: its gradient summary is drawn.
     await page.waitForFunction(() => /median/i.test(document.querySelector('#w').shadowRoot.querySelector('.scaling-lab')?.textContent ?? ''), null, { timeout: 20_000 });
     assert.deepEqual(await weightsIn(w, 3, 3), spec.no_mask.weights.map((r) => r.map((x) => shown(x))));
@@ -406,7 +406,7 @@ describe('the <attention-calc> element', () => {
     assert.deepEqual(problems, []);
 
     for (const [label, fulfil, message] of [
-      ['404', { status: 404, body: 'missing' }, /could not load .*calculator-simd\.wasm: HTTP 404/],
+      ['404', { status: 404, body: 'missing' }, /could not load .*calculator-relaxed\.wasm: HTTP 404/],
       ['an HTML page', { status: 200, contentType: 'text/html', body: '<!doctype html><p>Not here' }, /the file is not WebAssembly \(the server sent text\/html\)/],
     ]) {
       const { page: p, problems: logs, context: ctx } = await openPage(env.browser);
@@ -475,7 +475,7 @@ describe('the <attention-calc> element', () => {
     await q.goto(await scratch('<attention-calc panels="weights" base-url="/elsewhere/"></attention-calc>', { ctx: ctx2 }));
     await ready('attention-calc', q);
     assert.match(await q.locator('attention-calc').getByRole('alert').textContent(),
-      /could not load calculator-simd\.wasm from http:\/\/127\.0\.0\.1:\d+\/elsewhere\/wasm\/calculator-simd\.wasm: HTTP 404/);
+      /could not load calculator-relaxed\.wasm from http:\/\/127\.0\.0\.1:\d+\/elsewhere\/wasm\/calculator-relaxed\.wasm: HTTP 404/);
     await ctx2.close();
     // The browser's own lines for the 404s this test provokes, and nothing else.
     assert.ok(second.every((line) => /status of 404/.test(line)), second.join('\n'));

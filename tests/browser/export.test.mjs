@@ -125,7 +125,7 @@ describe('Copy as PyTorch, Copy as NumPy and Copy as LaTeX, in every mode', () =
         await linkPage.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.url });
         await linkPage.page.goto(env.url);
         await linkPage.page.waitForSelector('body[data-ready]');
-        assert.equal(await linkPage.page.getAttribute('body', 'data-ready'), 'simd');
+        assert.equal(await linkPage.page.getAttribute('body', 'data-ready'), 'relaxed');
       }
       const { page, problems } = linkPage;
       const from = problems.length;

@@ -288,7 +288,7 @@ describe('the flash lab from dist/, embedded alone', { skip: !existsSync(DIST) &
       assert.equal(await dataValue(lab.locator('[data-stat="plain"] .stat-value')), e.run.fullPeakFloats);
       const modules = fetched.filter((p) => p.endsWith('.wasm'));
       assert.equal(modules.length, 1, `one wasm module: ${modules.join(' ')}`);
-      assert.match(modules[0], /^\/wasm\/next-labs-(simd|scalar)\.wasm$/, `the next labs' module: ${fetched.join(' ')}`);
+      assert.match(modules[0], /^\/wasm\/next-labs-relaxed\.wasm$/, `the next labs' module: ${fetched.join(' ')}`);
       assert.ok(!fetched.some((p) => /^\/wasm\/(calculator|attention)-/.test(p)), `not the calculator's module, not the full core: ${fetched.join(' ')}`);
       assert.ok(fetched.every((p) => !/^\/(heads|cost|scaling|construct|learned|gpt2|kvcache|positions)[-.]/.test(p)), `no other lab's chunk: ${fetched.join(' ')}`);
       assert.equal(await lab.locator('math').count(), 8, 'its formulas, typeset at build time');

@@ -326,7 +326,7 @@ describe('the KV cache lab from dist/, embedded alone', { skip: !existsSync(DIST
       assert.equal(Number(await lab.locator('.kv-difference').getAttribute('data-value')), 0);
       assert.equal(Number(await lab.locator('tr[data-model="llama3"] td[data-tokens="131072"]').getAttribute('data-bytes')), 16 * 2 ** 30);
       assert.equal(await lab.locator('.kv-kind-name').textContent(), 'GQA');
-      assert.ok(requests.some((p) => /^\/wasm\/next-labs-(simd|scalar)\.wasm$/.test(p)), `the next labs' module: ${requests.join(' ')}`);
+      assert.ok(requests.some((p) => /^\/wasm\/next-labs-relaxed\.wasm$/.test(p)), `the next labs' module: ${requests.join(' ')}`);
       assert.ok(!requests.some((p) => /^\/wasm\/calculator-/.test(p)), `not the calculator's module: ${requests.join(' ')}`);
       assert.ok(!requests.some((p) => /^\/wasm\/attention-/.test(p)), `not the full core: ${requests.join(' ')}`);
       assert.ok(requests.every((p) => !/^\/(heads|cost|scaling|construct|learned|gpt2)[-.]/.test(p)), `no other lab's chunk: ${requests.join(' ')}`);

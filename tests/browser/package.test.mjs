@@ -76,7 +76,7 @@ describe('the npm package, packed, installed offline and bundled', { timeout: 60
 
   it('the tarball holds dist/ and the types, exports the element and attention.js, and needs nothing else at run time', () => {
     const files = packed.files.map((f) => f.path);
-    for (const path of ['dist/attention-calc.js', 'dist/wasm/attention-simd.wasm', 'dist/wasm/calculator-simd.wasm',
+    for (const path of ['dist/attention-calc.js', 'dist/wasm/attention-relaxed.wasm', 'dist/wasm/attention-simd.wasm', 'dist/wasm/calculator-simd.wasm',
       'dist/wasm/attention-scalar.wasm', 'dist/attention.js', 'dist/attention.d.ts', 'dist/attention-calc.d.ts', 'dist/learned-heads.bin']) {
       assert.ok(files.includes(path), `the tarball holds ${path}`);
     }
@@ -138,7 +138,7 @@ describe('the npm package, packed, installed offline and bundled', { timeout: 60
         }
       }
       // An embed without a lab loads the calculator's half of the core (issue 25).
-      assert.ok(fetched.some(([, path]) => /^\/wasm\/calculator-(simd|scalar)\.wasm$/.test(path)), 'the wasm came from beside the bundle');
+      assert.ok(fetched.some(([, path]) => /^\/wasm\/calculator-relaxed\.wasm$/.test(path)), 'the wasm came from beside the bundle');
       assert.deepEqual(problems, []);
     } finally {
       await context.close();

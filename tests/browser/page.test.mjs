@@ -40,7 +40,7 @@ describe('the core in Chromium', () => {
     await page.goto(env.url);
     await page.waitForSelector('body[data-ready]');
     assert.equal(await page.getAttribute('body', 'data-ready'), 'error');
-    assert.match(await page.textContent('[role=alert]'), /could not start: attention-calc: could not load .*attention-simd\.wasm: HTTP 404/);
+    assert.match(await page.textContent('[role=alert]'), /could not start: attention-calc: could not load .*attention-relaxed\.wasm: HTTP 404/);
     // Provoked: the browser's line for each refused .wasm (two today) and no uncaught error;
     // emptied once asserted here, so noProblemsAfterEach checks only what was not expected.
     assert.ok(problems.length <= 2 && problems.every((p) => /^console: Failed to load resource: .* 404/.test(p)), problems.join(' | '));

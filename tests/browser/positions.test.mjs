@@ -163,7 +163,7 @@ describe('the positions lab from dist/, embedded alone', { skip: !existsSync(DIS
       assert.match(await lab.locator('.pos-verdict').textContent(), /^With RoPE positions the same shuffle changes Z itself/);
       const modules = requests.filter((p) => /\.wasm$/.test(p));
       assert.equal(modules.length, 1, `one module: ${requests.join(' ')}`);
-      assert.match(modules[0], /^\/wasm\/next-labs-(simd|scalar)\.wasm$/);
+      assert.match(modules[0], /^\/wasm\/next-labs-relaxed\.wasm$/);
       assert.ok(requests.every((p) => !/^\/(heads|cost|scaling|construct|learned|gpt2)[-.]/.test(p)), `no other lab's chunk: ${requests.join(' ')}`);
       assert.ok(await lab.locator('math').count() >= 2, 'its formulas, typeset at build time');
       assert.deepEqual(problems, []);

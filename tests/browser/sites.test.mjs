@@ -105,7 +105,7 @@ describe('<attention-calc> in sites built with generators from npm', { timeout: 
       'every request to the site is under /course/ and answered');
     // A widget without a lab loads the calculator's module, one with a lab the full core: from the
     // copy of dist/.
-    assert.ok(mine.some(([, url]) => /\/course\/attention-calc\/wasm\/(calculator|attention)-(simd|scalar)\.wasm$/.test(url)),
+    assert.ok(mine.some(([, url]) => /\/course\/attention-calc\/wasm\/(calculator|attention)-relaxed\.wasm$/.test(url)),
       `the wasm came from the site, under the base path: ${mine.map(([, url]) => url).join(', ')}`);
   }
 
@@ -284,7 +284,8 @@ describe('<attention-calc> in sites built with generators from npm', { timeout: 
     const files = new Set(wasm.map((p) => p.replace(/[-.][\w-]{8}\.wasm$/, '.wasm')));
     assert.equal(files.size, 2, `the full core's and the learned heads' wasm, from the site: ${wasm.join(', ')}`);
     if (!/\/[0-9a-f]{16,20}\.wasm$/.test(wasm[0])) {
-      assert.ok(wasm.some((p) => /\/attention-simd[^/]*\.wasm$/.test(p)) && wasm.some((p) => /\/learned-simd[^/]*\.wasm$/.test(p)), wasm.join(', '));
+      // Chromium runs the relaxed-SIMD build.
+      assert.ok(wasm.some((p) => /\/attention-relaxed[^/]*\.wasm$/.test(p)) && wasm.some((p) => /\/learned-relaxed[^/]*\.wasm$/.test(p)), wasm.join(', '));
     }
     assert.deepEqual(problems, []);
   }
@@ -338,7 +339,7 @@ describe('<attention-calc> in sites built with generators from npm', { timeout: 
       const mine = responses.filter(([, url]) => url.startsWith(base));
       assert.deepEqual(mine.filter(([status, url]) => status >= 400 || !new URL(url).pathname.startsWith('/course/')), []);
       const names = mine.map(([, url]) => new URL(url).pathname);
-      assert.ok(names.some((p) => /gpt2-simd[^/]*\.wasm$/.test(p) || /\/[0-9a-f]{20}\.wasm$/.test(p)), `GPT-2's wasm from the site: ${names.join(', ')}`);
+      assert.ok(names.some((p) => /gpt2-relaxed[^/]*\.wasm$/.test(p) || /\/[0-9a-f]{20}\.wasm$/.test(p)), `GPT-2's wasm from the site: ${names.join(', ')}`);
       assert.ok(names.some((p) => /gpt2-tokenizer[^/]*\.bin$/.test(p) || /\/[0-9a-f]{20}\.bin$/.test(p)), `GPT-2's tokenizer from the site: ${names.join(', ')}`);
       assert.deepEqual(problems, []);
     });

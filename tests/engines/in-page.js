@@ -28,6 +28,10 @@
   // The suite's own SIMD module (a v128.const), independent of the page's probe.
   const SIMD_MODULE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0,
     10, 22, 1, 20, 0, 253, 12, ...new Array(16).fill(0), 11]);
+  // And its relaxed-SIMD module: f32x4.relaxed_madd of three v128.const.
+  const zeros = [253, 12, ...new Array(16).fill(0)];
+  const RELAXED_MODULE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0,
+    10, 61, 1, 59, 0, ...zeros, ...zeros, ...zeros, 253, 133, 2, 11]);
 
   function* everyElement(root) {
     for (const el of root.querySelectorAll('*')) {
@@ -59,6 +63,7 @@
     // For polls (Page.waitFor): a panel that is still loading is not there yet, which is no error.
     lookFor,
     simdValidates: () => WebAssembly.validate(SIMD_MODULE),
+    relaxedValidates: () => WebAssembly.validate(RELAXED_MODULE),
     /**
      * Scrolls the element into view; → its centre in viewport pixels, for real pointer input.
      * Once it stays put: labs render when first scrolled into view and push what follows down.

@@ -3,20 +3,29 @@
 import assert from 'node:assert/strict';
 import { describe, it, before } from 'node:test';
 
-import { loadAttention, wasmSimdSupported } from '../../web/attention.js';
+import { loadAttention, wasmRelaxedSimdSupported, wasmSimdSupported } from '../../web/attention.js';
 import { BUILDS, compareRows, maskFromFixture, readFixture } from './helpers.mjs';
 
 const Q = [[1, 1], [0, 1], [-1, 0]];
 const K = [[1, 0], [0, 1], [-1, 0]];
 const V = [[1, 0], [0, 1], [1, 1]];
 
-it('picks the SIMD build where WebAssembly SIMD validates, and shares one instance', async () => {
+it('picks the best build the engine validates (relaxed SIMD, else SIMD), and shares one instance', async () => {
   assert.equal(wasmSimdSupported(), true); // Node 20's V8 supports it
+  // Node 20 runs relaxed SIMD behind --experimental-wasm-relaxed-simd only (tools/test.sh gives it).
+  const relaxed = process.execArgv.includes('--experimental-wasm-relaxed-simd');
+  assert.equal(wasmRelaxedSimdSupported(), relaxed);
   const a = await loadAttention();
   assert.equal(a.simd, true);
-  assert.equal(a.arch, 'wasm');
+  assert.equal(a.build, relaxed ? 'relaxed' : 'simd');
+  assert.equal(a.arch, relaxed ? 'wasm-relaxed' : 'wasm');
   assert.equal(await loadAttention(), a);
-  assert.equal((await loadAttention({ simd: false })).arch, 'scalar');
+  const simd = await loadAttention({ simd: true });
+  assert.deepEqual([simd.build, simd.arch], ['simd', 'wasm']);
+  const scalar = await loadAttention({ simd: false });
+  assert.deepEqual([scalar.build, scalar.arch, scalar.simd], ['scalar', 'scalar', false]);
+  await assert.rejects(loadAttention({ simd: 'fast' }), { message: /simd must be true, false or 'relaxed' \(got "fast"\)/ });
+  if (!relaxed) await assert.rejects(loadAttention({ simd: 'relaxed' }), { message: /does not support WebAssembly relaxed SIMD/ });
 });
 
 for (const build of BUILDS) {

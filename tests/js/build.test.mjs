@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
+import { wasmRelaxedSimdSupported } from '../../web/attention.js';
+
 const file = (name) => new URL(`../../web/wasm/${name}`, import.meta.url);
 const disassemble = (name) => execFileSync('wasm-objdump', ['-d', file(name).pathname], { maxBuffer: 1 << 28 }).toString();
 
@@ -26,6 +28,44 @@ it('the scalar module has no SIMD instruction at all', () => {
   // And a validator with SIMD disabled accepts it.
   execFileSync('wasm-validate', ['--disable-simd', file('attention-scalar.wasm').pathname]);
   assert.throws(() => execFileSync('wasm-validate', ['--disable-simd', file('attention-simd.wasm').pathname], { stdio: 'pipe' }));
+});
+
+const MODULES = ['attention', 'calculator', 'learned', 'gpt2', 'next-labs'];
+
+it('each relaxed-SIMD module multiplies and adds with f32x4.relaxed_madd, and validates only where relaxed SIMD does', () => {
+  for (const name of MODULES) {
+    const relaxed = disassemble(`${name}-relaxed.wasm`);
+    const madd = relaxed.match(/\bf32x4\.relaxed_madd\b/g)?.length ?? 0;
+    assert.ok(madd >= 50, `${name}-relaxed.wasm: only ${madd} f32x4.relaxed_madd`);
+    // relaxed_madd is the one relaxed instruction (tools/relaxed-opcodes.mjs refuses the others).
+    assert.deepEqual([...new Set(relaxed.match(/\b[if]\d+x\d+\.relaxed_\w+/g))], ['f32x4.relaxed_madd'], name);
+    assert.equal(disassemble(`${name}-simd.wasm`).match(/\brelaxed_\w+/g), null, `${name}-simd.wasm has no relaxed instruction`);
+    const path = file(`${name}-relaxed.wasm`).pathname;
+    execFileSync('wasm-validate', ['--enable-exceptions', '--enable-relaxed-simd', path]);
+    assert.throws(() => execFileSync('wasm-validate', ['--enable-exceptions', path], { stdio: 'pipe' }), name);
+    // It runs with the SIMD build's glue (api/modules.js): web/wasm/ has no glue of its own for it.
+    assert.equal(existsSync(file(`${name}-relaxed.mjs`)), false, name);
+  }
+});
+
+it('tools/relaxed-opcodes.mjs renumbers the prototype fma and leaves every other byte, constants included', async () => {
+  const { renumberRelaxed } = await import('../../tools/relaxed-opcodes.mjs');
+  // (func (result v128) v128.const (its 16 bytes hold 0xfd 0xaf 0x01) … f32x4.relaxed_fma (prototype)).
+  const lookalike = [0xfd, 0xaf, 1, 0xfd, 0xaf, 1, 0xfd, 0xaf, 1, 0xfd, 0xaf, 1, 0xfd, 0xaf, 1, 0];
+  const body = [0, 0xfd, 12, ...lookalike, 0xfd, 12, ...new Array(16).fill(0), 0xfd, 12, ...new Array(16).fill(0), 0xfd, 0xaf, 1, 11];
+  const module = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0,
+    10, body.length + 2, 1, body.length, ...body]);
+  const before = Uint8Array.from(module);
+  assert.equal(renumberRelaxed(module), 1);
+  const changed = [...module.keys()].filter((i) => module[i] !== before[i]);
+  assert.deepEqual(changed.map((i) => [before[i], module[i]]), [[0xaf, 0x85], [1, 2]]);
+  assert.equal(changed[0], module.length - 3, 'only the instruction, not the constant that looks like it');
+  // Where the engine runs relaxed SIMD (Node 20 with its flag), the result is a valid module.
+  if (wasmRelaxedSimdSupported()) assert.ok(WebAssembly.validate(module) && !WebAssembly.validate(before));
+  // Any other prototype relaxed instruction is refused, not passed on with its old meaning.
+  const swizzle = Uint8Array.from(before);
+  swizzle[swizzle.length - 3] = 0xa2;
+  assert.throws(() => renumberRelaxed(swizzle), /prototype relaxed opcode 0xa2/);
 });
 
 it('the ES modules contain no eval or new Function (they run under a CSP without unsafe-eval)', () => {

@@ -32,7 +32,7 @@ describe('GPT-2 generates text', { skip: !ready && 'build-fixtures/gpt2 is not m
     describe(`${build.name} build`, () => {
       let core, attn, flat, model, config;
       before(async () => {
-        core = await loadGpt2Core(WASM, build.simd ? 'simd' : 'scalar');
+        core = await loadGpt2Core(WASM, build.simd === 'relaxed' ? 'relaxed' : build.simd ? 'simd' : 'scalar');
         flat = await openFlatGpt2({ core: async () => core }, modelBytes('d64-f32'), { heads: 4 });
         config = flat.config;
         attn = await loadAttention({ simd: build.simd });

@@ -1,7 +1,11 @@
 // Shared by the JS tests: fixtures and a comparator that says where data differ.
 import { readdirSync, readFileSync } from 'node:fs';
+import { wasmRelaxedSimdSupported } from '../../web/attention.js';
 
+// The relaxed-SIMD build runs where Node validates it: Node 20 behind --experimental-wasm-relaxed-simd,
+// which tools/test.sh gives the suite (node --test passes it to every file).
 export const BUILDS = [
+  ...(wasmRelaxedSimdSupported() ? [{ name: 'relaxed SIMD', simd: 'relaxed' }] : []),
   { name: 'SIMD', simd: true },
   { name: 'scalar', simd: false },
 ];

@@ -535,7 +535,7 @@ describe('hostile input to the JS API: regressions', () => {
     throwsExactly(() => attn.convexHull(null), 'points must be an array of rows or { rows, cols, data } (got null)');
     throwsExactly(() => attn.peakMulAdd(null), 'iterations must be a whole number (got null)');
     await assert.rejects(loadAttention(null), { message: 'loadAttention takes an options object such as { simd: false } (got null)' });
-    await assert.rejects(loadAttention({ simd: 'yes' }), { message: 'simd must be true or false (got "yes")' });
+    await assert.rejects(loadAttention({ simd: 'yes' }), { message: "simd must be true, false or 'relaxed' (got \"yes\")" });
     await assert.rejects(loadAttention({ baseUrl: 5 }), { message: 'baseUrl must be a string or a URL (got 5)' });
   });
 

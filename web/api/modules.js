@@ -1,4 +1,4 @@
-// The core's WebAssembly modules: whether this engine runs the SIMD build, and each module
+// The core's WebAssembly modules: which build this engine runs (wasm-features.js), and each module
 // compiled from its bytes (read from disk under Node, fetched elsewhere) and instantiated through
 // its Emscripten glue. attention.js loads the calculator's or the full core, learned.js the learned
 // heads', gpt2.js GPT-2's.
@@ -7,21 +7,9 @@ import { fileUrl, importGlue } from '../assets.js';
 
 export const IS_NODE = typeof process === 'object' && typeof process.versions?.node === 'string';
 
-// Smallest module that uses a v128 instruction; WebAssembly.validate accepts it only where
-// SIMD is supported (the bytes of wasm-feature-detect's simd() test).
-const SIMD_PROBE = new Uint8Array([
-  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15,
-  253, 98, 11,
-]);
+import { glueBuild } from './wasm-features.js';
 
-/** True when this engine validates WebAssembly SIMD (v128) code. */
-export function wasmSimdSupported() {
-  try {
-    return WebAssembly.validate(SIMD_PROBE);
-  } catch {
-    return false;
-  }
-}
+export { bestBuild, wasmRelaxedSimdSupported, wasmSimdSupported } from './wasm-features.js';
 
 const WASM_MAGIC = [0, 97, 115, 109]; // "\0asm"
 
@@ -52,17 +40,18 @@ export async function fetchBytes(url) {
 }
 
 // The module `name` ('attention': the full core, 'calculator': its calculator half, 'learned',
-// 'gpt2') in `variant` ('simd' or 'scalar'): its .wasm and .mjs glue from the asset table
+// 'gpt2', 'next-labs') in `variant` ('relaxed', 'simd' or 'scalar'): its .wasm and .mjs glue from the asset table
 // (web/assets.js, where a bundler finds them), or from the folder `base` when given.
 export async function instantiate(name, variant, base) {
   const file = `${name}-${variant}`;
+  const glue = `${name}-${glueBuild(variant)}.mjs`;
   const wasmUrl = base ? new URL(`${file}.wasm`, base) : fileUrl(`wasm/${file}.wasm`, null);
   let wasmModule, createModule;
   try {
     [wasmModule, { default: createModule }] = await Promise.all([
       compileWasm(wasmUrl),
-      importGlue(`${file}.mjs`, base ?? null).catch((cause) => {
-        throw new Error(`its JavaScript glue ${file}.mjs did not load${base ? ` from ${new URL(`${file}.mjs`, base).href}` : ''}: ${cause.message}`, { cause });
+      importGlue(glue, base ?? null).catch((cause) => {
+        throw new Error(`its JavaScript glue ${glue} did not load${base ? ` from ${new URL(glue, base).href}` : ''}: ${cause.message}`, { cause });
       }),
     ]);
   } catch (cause) {

@@ -4,10 +4,10 @@
 // Private File System (gpt2-store.js), so that a reload opens it without the file or the network.
 //
 // Messages in:  { id, type, ... } answered by { id, value } or { id, error: { name, message } }:
-//   open { baseUrl?, simd, source (File | ArrayBuffer | URL string), name, config?, keep }
+//   open { baseUrl?, build, source (File | ArrayBuffer | URL string), name, config?, keep }
 //        (baseUrl: the wasm folder under an author's base URL; else the worker's asset table)
 //        → { config, memoryBytes, kept }   with { id, progress: [loaded, total] } on the way
-//   openStored { baseUrl, simd } → the same, or null when nothing is stored
+//   openStored { baseUrl, build } → the same, or null when nothing is stored
 //   stored → the stored model's description, or null;   forget → bytes freed
 //   run { text, endOfTextFirst, layer, ablate?, lens?, attribute? } → a run: every head's scores,
 //        the layer's weights (the last run is kept: asked again for another of its layers, it is
@@ -59,12 +59,12 @@ async function handle(message) {
   }
 }
 
-async function open({ id, baseUrl, simd, config }, source, { keep, name }) {
+async function open({ id, baseUrl, build, config }, source, { keep, name }) {
   const abort = new AbortController();
   aborts.set(id, abort);
   let keeper = null;
   try {
-    core ??= loadGpt2Core(baseUrl ? new URL(baseUrl) : null, simd ? 'simd' : 'scalar').catch((error) => {
+    core ??= loadGpt2Core(baseUrl ? new URL(baseUrl) : null, build).catch((error) => {
       core = null; // a failed load can be tried again
       throw error;
     });

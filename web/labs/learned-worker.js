@@ -3,7 +3,7 @@
 // one model, or two side by side (scale 'sqrt' and the lesson's pitfall 'none'), a chunk of steps
 // each in turn, and reads its messages between chunks: that is how stop takes effect.
 //
-// Messages in:  { type: 'start', baseUrl?, simd, seed, models: [{ key, scale, heads?, dModel? }], text }
+// Messages in:  { type: 'start', baseUrl?, simd (loadAttention's option), seed, models: [{ key, scale, heads?, dModel? }], text }
 //               { type: 'add', model: { key, scale, heads?, dModel? } }   (sizes: createTrainer's defaults unless given)   { type: 'pause' }   { type: 'resume' }
 //               { type: 'text', text }
 // Messages out: { type: 'ready', simd }  { type: 'progress', key, step, loss, lossFirstCopy,

@@ -216,7 +216,7 @@ export class Gpt2Lab {
   }
 
   #remote() {
-    this.remote ??= new Gpt2Remote({ base: this.base, simd: this.attn?.simd ?? true });
+    this.remote ??= new Gpt2Remote({ base: this.base, build: this.attn?.build ?? 'simd' });
     return this.remote;
   }
 

@@ -15,13 +15,13 @@ export class Gpt2Remote {
   #pending = new Map(); // id → { resolve, reject, onProgress, onToken }
 
   /**
-   * @param {{ base: URL | null, simd: boolean }} where  the base URL of the widget's files (an
-   *   author's), or null: the bundled ones; and which build to run
+   * @param {{ base: URL | null, build: 'relaxed' | 'simd' | 'scalar' }} where  the base URL of the
+   *   widget's files (an author's), or null: the bundled ones; and which build to run
    */
-  constructor({ base, simd }) {
+  constructor({ base, build }) {
     this.base = base;
     this.baseUrl = base ? new URL('wasm/', base).href : undefined;
-    this.simd = simd;
+    this.build = build;
   }
 
   /**
@@ -120,7 +120,7 @@ export class Gpt2Remote {
       this.#pending.set(id, { resolve, reject, onProgress, onToken });
       signal?.addEventListener('abort', () => worker.postMessage({ abort: id }), { once: true });
       try {
-        worker.postMessage({ ...message, id, baseUrl: this.baseUrl, simd: this.simd });
+        worker.postMessage({ ...message, id, baseUrl: this.baseUrl, build: this.build });
       } catch (error) {
         this.#pending.delete(id);
         reject(error);

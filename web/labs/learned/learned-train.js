@@ -207,7 +207,7 @@ export class TrainingPanel {
     };
     this.#listen(true);
     worker.postMessage({
-      type: 'start', baseUrl: this.base ? new URL('wasm/', this.base).href : undefined, simd: this.attn?.simd, seed,
+      type: 'start', baseUrl: this.base ? new URL('wasm/', this.base).href : undefined, simd: this.attn && (this.attn.build === 'relaxed' ? 'relaxed' : this.attn.simd), seed,
       models: keys.map((key) => this.#modelMessage(key)), text: this.#text(),
     });
     this.state = 'starting';
