@@ -11,6 +11,8 @@
 //   node tools/bench-gpt2.mjs --quick    (3 rounds, no PyTorch at 256 tokens: a smoke run)
 //   node tools/bench-gpt2.mjs --no-torch
 //   node tools/bench-gpt2.mjs --decode-only   (issue 38's part alone, below; with --quick too)
+//   node --experimental-wasm-relaxed-simd tools/bench-gpt2.mjs --relaxed   (the relaxed-SIMD build
+//     in place of the SIMD build, its peak loop the FMA peak; Node 20 validates it behind the flag)
 // Rounds: 9 at 10 tokens (PyTorch in the first 5), 5 at 64, 5 at 256 (PyTorch and model.onnx in the
 // first 3).
 // It prints figures; it is not a test and asserts no speed. Every comparison is measured in rounds
@@ -47,6 +49,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const QUICK = process.argv.includes('--quick');
 const DECODE_ONLY = process.argv.includes('--decode-only');
 const TORCH = !process.argv.includes('--no-torch') && !DECODE_ONLY;
+const RELAXED = process.argv.includes('--relaxed');
+const BUILD = RELAXED ? 'wasm relaxed SIMD (web/wasm/gpt2-relaxed.wasm)' : 'wasm SIMD (web/wasm/gpt2-simd.wasm)';
 const ROUNDS = QUICK ? 3 : 5;
 // The sentence's rounds are short (a few calls of each side), so it takes more of them.
 const roundsAt = (n) => (QUICK ? 3 : n <= 10 ? 9 : ROUNDS);
@@ -203,7 +207,7 @@ async function main() {
   console.log(`GPT-2 at GPT-2 small's shape (random weights), one thread, in one Node process ${process.version}`);
   console.log(`processor: ${cpu}\n`);
 
-  const attn = await loadAttention({ simd: true });
+  const attn = await loadAttention({ simd: RELAXED ? 'relaxed' : true });
   const peakIters = 2e7;
   const peakFlops = attn.peakMulAdd(1) * peakIters;
   const peakLoop = () => attn.peakMulAdd(peakIters);
@@ -229,7 +233,7 @@ async function main() {
     printGoals(`issue 38's goals, on ${cpu}`, goals);
     return;
   }
-  console.log(`attention-calc: wasm SIMD (web/wasm/gpt2-simd.wasm) through attn.openGpt2 and model.run`);
+  console.log(`attention-calc: ${BUILD} through attn.openGpt2 and model.run`);
   console.log(`onnxruntime-web ${ortVersion}: wasm backend, 1 thread, graphOptimizationLevel 'all', only logits fetched, on ${FAST_GRAPH};`);
   console.log(`  beside it in the same turns, model.onnx (torch.onnx's export of the hand-written PyTorch GPT-2, the anchor until now)`);
   console.log(torch.skipped ? `PyTorch: skipped (${torch.skipped})` : `PyTorch ${torch.torch} on ${torch.blas}, float32, ${torch.threads} thread, the same file; timed inside its process`);
@@ -314,8 +318,8 @@ async function main() {
     const line = (name, r) => `  ${name.padEnd(58)} ${r.ms.median.toFixed(1).padStart(8)} ms (${r.ms.low.toFixed(1)} to ${r.ms.high.toFixed(1)})  ${r.gflops.toFixed(1).padStart(5)} GFLOP/s` +
       (r.peakPercent ? `  ${r.peakPercent.median.toFixed(0).padStart(3)} % of peak` : '');
     console.log(`n = ${n} tokens${n === 10 ? ` ("${SENTENCE}")` : ''}: ${(work / 1e9).toFixed(2)} GFLOP, on ${processor.model}; ${rounds} rounds in turns (${row.seconds.toFixed(0)} s), peak loop ${row.peak.low.toFixed(1)} to ${row.peak.high.toFixed(1)} GFLOP/s`);
-    console.log(line('attention-calc wasm SIMD, run(text, { layers: [] })', row.ours));
-    console.log(line('attention-calc wasm SIMD, run(text) (every layer\'s weights returned)', row.allLayers));
+    console.log(line(`attention-calc ${RELAXED ? 'wasm relaxed SIMD' : 'wasm SIMD'}, run(text, { layers: [] })`, row.ours));
+    console.log(line(`attention-calc ${RELAXED ? 'wasm relaxed SIMD' : 'wasm SIMD'}, run(text) (every layer's weights returned)`, row.allLayers));
     console.log(line(`onnxruntime-web ${ortVersion}, wasm, 1 thread, model-fast.onnx`, row.ort));
     console.log(line(`onnxruntime-web ${ortVersion}, wasm, 1 thread, model.onnx${exportMs.length < rounds ? `, ${exportMs.length} rounds` : ''}`, row.exported));
     if (row.torch) console.log(line(`PyTorch ${torch.torch} (${torch.blas}), 1 thread${times.at(-1).length < rounds ? `, ${times.at(-1).length} rounds` : ''}`, row.torch));

@@ -21,6 +21,7 @@ import * as ort from 'onnxruntime-web';
 import { loadAttention } from '../web/attention.js';
 import { attentionOpModel, matmulSoftmaxModel } from './bench/onnx-model.mjs';
 import { describeProcessor, processorRecord } from './bench/processor.mjs';
+import { callsPerRound, median, summary, timeRound, timeTakingTurns } from './bench/turns.mjs';
 import { denseFlops, STREAMING_BLOCK, streamingCausalFlops } from './bench/work.mjs';
 import { trainingBench } from './train-bench.mjs';
 import { naiveAttention, optimizedAttention } from './bench/plain-js.mjs';
@@ -35,34 +36,13 @@ const MIN_ROUND_MS = QUICK ? 30 : 80;
 const PAIRED_ROUNDS = QUICK ? 5 : 9;
 const OURS_DENSE = 'attention-calc, wasm SIMD, dense';
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-// How many calls make a round long enough to time reliably (MIN_ROUND_MS).
-async function callsPerRound(fn) {
-  await fn();
-  let reps = 1;
-  for (;;) {
-    const t = performance.now();
-    for (let r = 0; r < reps; r++) await fn();
-    if (performance.now() - t >= MIN_ROUND_MS || reps >= 1 << 16) return reps;
-    reps *= 2;
-  }
-}
-
 // Milliseconds per call over ROUNDS rounds: the median, and the spread (slowest − fastest
 // round) / median.
 async function time(fn) {
-  const reps = await callsPerRound(fn);
+  const reps = await callsPerRound(fn, MIN_ROUND_MS);
   const rounds = [];
   for (let k = 0; k < ROUNDS; k++) rounds.push(await timeRound(fn, reps));
   return { ...roundsSummary(rounds), rounds };
-}
-
-// Milliseconds per call of one round of reps calls.
-async function timeRound(fn, reps) {
-  const t = performance.now();
-  for (let r = 0; r < reps; r++) await fn();
-  return (performance.now() - t) / reps;
 }
 
 const roundsSummary = (rounds) => {
@@ -90,28 +70,6 @@ async function settle(fn) {
     last = next;
   }
 }
-
-// Rounds that take turns: one round of each function, then the next round of each, so every
-// comparison sees the same moment of the host. On a shared virtual machine the host's state
-// changes for minutes at a time (the same code ran 1.7× slower for a while), which moves every
-// median taken alone; a ratio of two rounds timed side by side does not move with it.
-// Returns, per function, the milliseconds per call of each round.
-async function timeTakingTurns(fns, rounds) {
-  const reps = [];
-  for (const fn of fns) reps.push(await callsPerRound(fn));
-  const times = fns.map(() => []);
-  for (let k = 0; k < rounds; k++) {
-    // Each round starts with the next function, so no side always runs first.
-    for (let i = 0; i < fns.length; i++) {
-      const f = (k + i) % fns.length;
-      times[f].push(await timeRound(fns[f], reps[f]));
-    }
-  }
-  return times;
-}
-
-// The median of a per-round figure with its lowest and highest round.
-const summary = (xs) => ({ median: median(xs), low: Math.min(...xs), high: Math.max(...xs) });
 
 function random(length, seed) {
   let s = seed >>> 0;
@@ -223,7 +181,7 @@ async function main() {
       let error, reps;
       try {
         error = check(`${name} at n = ${n}`, await run(), causal ? wantCausal : wantDense, sample);
-        reps = await callsPerRound(run);
+        reps = await callsPerRound(run, MIN_ROUND_MS);
       } catch (failure) {
         // A library that cannot run this size is reported, not hidden.
         // The library's own message, without the source paths of its build machine.
@@ -246,7 +204,7 @@ async function main() {
       .map((name) => rows.find((r) => r.n === n && r.name === name && !r.failed)).find(Boolean);
     if (oursRow && ortRow) {
       const ortRun = impls.find(([name]) => name === ortRow.name)[2];
-      const [ours, theirs, peakRounds] = await timeTakingTurns([impls[0][2], ortRun, () => simd.peakMulAdd(peakIters)], PAIRED_ROUNDS);
+      const [ours, theirs, peakRounds] = await timeTakingTurns([impls[0][2], ortRun, () => simd.peakMulAdd(peakIters)], PAIRED_ROUNDS, MIN_ROUND_MS);
       const peakOf = (ms) => peakFlops / ms / 1e6;
       oursRow.turns = {
         against: ortRow.name,
