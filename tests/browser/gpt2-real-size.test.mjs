@@ -7,10 +7,11 @@
 // keystrokes: 9 in 10 within 50 ms, as the learned panel's training test measures it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 
+import { largestRendererBytes } from '../../tools/bench/renderer-memory.mjs';
 import { coursePage, servedPages } from './served.mjs';
 
 const MODEL = fileURLToPath(new URL('../../build-fixtures/gpt2-small-shaped/model.safetensors', import.meta.url));
@@ -22,22 +23,6 @@ function smallShaped() {
     execFileSync('/usr/bin/python3', [fileURLToPath(new URL('../../tools/make_gpt2_fixtures.py', import.meta.url)), '--small-shaped', MODEL, '--no-reference'], { stdio: 'inherit' });
   }
   return MODEL;
-}
-
-// Resident memory of Chromium's largest renderer process: the tab that holds the model (its
-// worker runs in the same process).
-function largestRendererBytes() {
-  let largest = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) continue;
-      const kb = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-      largest = Math.max(largest, kb * 1024);
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return largest;
 }
 
 describe('GPT-2 small\'s size in the panel', () => {

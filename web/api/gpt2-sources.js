@@ -10,10 +10,14 @@ const HEADER_GUESS = MEBIBYTE >> 4; // 64 KiB
 const MAX_HEADER = 100_000_000;
 
 const isBlob = (value) => typeof Blob !== 'undefined' && value instanceof Blob;
+const isSyncHandle = (value) => typeof FileSystemSyncAccessHandle !== 'undefined' && value instanceof FileSystemSyncAccessHandle;
 
 // A source as { name, header(signal), read(begin, end, onChunk, signal) }; header() resolves to
 // { size, header: the JSON bytes, whole?: a reader of the whole file when a server ignored Range }.
+// A source that reads synchronously into a given view (a FileSystemSyncAccessHandle, in a worker)
+// has readInto(view, at) instead of read: gpt2.js then reads into the core's buffer itself.
 export function toSource(source) {
+  if (isSyncHandle(source)) return syncHandleSource(source);
   if (isBlob(source)) return blobSource(source);
   if (source instanceof ArrayBuffer) return bytesSource(new Uint8Array(source));
   if (source instanceof Uint8Array) return bytesSource(source);
@@ -26,7 +30,7 @@ export function toSource(source) {
     }
     return urlSource(url);
   }
-  fail(`source must be a File or Blob, an ArrayBuffer, a Uint8Array, or a URL of a model.safetensors (got ${describe(source)})`);
+  fail(`source must be a File or Blob, an ArrayBuffer, a Uint8Array, a URL of a model.safetensors, or a FileSystemSyncAccessHandle (got ${describe(source)})`);
 }
 
 // The header's length: the first 8 bytes, little-endian; checked against the file's size here, so
@@ -75,6 +79,28 @@ function bytesSource(bytes) {
         onChunk(at, bytes.subarray(at, Math.min(end, at + BYTES_SLICE)));
       }
     },
+  };
+}
+
+// A file of the Origin Private File System through its synchronous access handle (the GPT-2
+// panel's stored copy): read straight into the view it is given, the core's own buffer, with no
+// Blob, no ArrayBuffer and no copy between (about 3 GB/s here, against 0.5 GB/s through a File).
+function syncHandleSource(access) {
+  const readInto = (view, at) => {
+    const read = access.read(view, { at });
+    if (read !== view.length) throw new Error(`the stored file could not be read: ${view.length} bytes asked for at byte ${at}, ${read} read`);
+  };
+  return {
+    async header() {
+      const size = access.getSize();
+      const first8 = new Uint8Array(Math.min(8, size));
+      readInto(first8, 0);
+      const length = headerLength(first8, size);
+      const header = new Uint8Array(length);
+      readInto(header, 8);
+      return { size, header };
+    },
+    readInto,
   };
 }
 

@@ -101,7 +101,21 @@ export async function openFlatGpt2(env, source, options) {
     };
     const ranges = [];
     for (let i = 0; i < plan.ranges.length; i += 2) ranges.push([plan.ranges[i], plan.ranges[i + 1]]);
-    if (whole) {
+    if (file.readInto) {
+      // A synchronous reader (the stored copy): each piece read straight into the staging buffer.
+      for (const [begin, end] of ranges) {
+        for (let at = begin; at < end; at += stagingBytes) {
+          signal?.throwIfAborted();
+          const length = Math.min(stagingBytes, end - at);
+          const view = core.HEAPU8.subarray(staging, staging + length); // the heap may have grown
+          file.readInto(view, at);
+          onRead(at, view, size);
+          unwrap(core.gpt2Write(handle, at, length));
+          loaded += length;
+          onProgress(loaded, plan.readBytes);
+        }
+      }
+    } else if (whole) {
       // A server that ignored Range: the whole file, fed as it arrives (the core keeps only the
       // tensors' bytes), with progress over the tensors' bytes as they pass.
       await whole((offset, bytes) => {

@@ -20,7 +20,7 @@
 //        ms, cacheBytes } } after each new token
 //   { abort: id } stops that open's reads, or that generation.
 import { loadGpt2Core, openFlatGpt2 } from '../api/gpt2.js';
-import { forgetStored, openStoredFile, startKeeping, storedModel } from './gpt2/gpt2-store.js';
+import { forgetStored, openStoredHandle, startKeeping, storedModel } from './gpt2/gpt2-store.js';
 
 
 let core = null;     // Promise of GPT-2's module, once asked for
@@ -47,8 +47,12 @@ async function handle(message) {
     case 'openStored': {
       const stored = await storedModel();
       if (!stored) return { value: null };
-      const file = await openStoredFile(stored);
-      return { value: { ...(await open({ ...message, config: stored.config ?? undefined }, file, { keep: false, name: stored.name })), stored } };
+      const access = await openStoredHandle(stored);
+      try {
+        return { value: { ...(await open({ ...message, config: stored.config ?? undefined }, access, { keep: false, name: stored.name })), stored } };
+      } finally {
+        access.close();
+      }
     }
     case 'stored': return { value: await storedModel() };
     case 'forget': return { value: await forgetStored() };
@@ -57,6 +61,15 @@ async function handle(message) {
     case 'generate': return { value: await generate(message) };
     default: throw new Error(`unknown message ${message.type}`);
   }
+}
+
+// Progress to the page at most every 50 ms and at the end: the reader reports every megabyte.
+let progressAt = 0;
+function progress(id, loaded, total) {
+  const now = performance.now();
+  if (loaded < total && loaded > 0 && now - progressAt < 50) return;
+  progressAt = now;
+  post({ id, progress: [loaded, total] });
 }
 
 async function open({ id, baseUrl, build, config }, source, { keep, name }) {
@@ -73,7 +86,7 @@ async function open({ id, baseUrl, build, config }, source, { keep, name }) {
     const opened = await openFlatGpt2(env, source, {
       signal: abort.signal,
       config,
-      onProgress: (loaded, total) => post({ id, progress: [loaded, total] }),
+      onProgress: (loaded, total) => progress(id, loaded, total),
       onRead: keeper ? (offset, bytes, size) => keeper.write(offset, bytes, size) : undefined,
     });
     // The new model replaces the open one only once it is whole: a failed open keeps the last.
