@@ -6,7 +6,9 @@
 // Messages in:  { id, type, ... } answered by { id, value } or { id, error: { name, message } }:
 //   open { baseUrl?, build, source (File | ArrayBuffer | URL string), name, config?, keep }
 //        (baseUrl: the wasm folder under an author's base URL; else the worker's asset table)
-//        → { config, memoryBytes, kept }   with { id, progress: [loaded, total] } on the way
+//        → { config, memoryBytes, kept }   with { id, progress: [loaded, total] } on the way;
+//        kept is { pending: true } while the copy is still being finished, then { kept } follows
+//        (no id): { bytes, meta }, or { error } when nothing could be kept
 //   openStored { baseUrl, build } → the same, or null when nothing is stored
 //   stored → the stored model's description, or null;   forget → bytes freed
 //   run { text, endOfTextFirst, layer, ablate?, lens?, attribute? } → a run: every head's scores,
@@ -29,14 +31,28 @@ const aborts = new Map(); // open's id → its AbortController
 
 const post = (message, transfer) => self.postMessage(message, transfer ?? []);
 
+// The copy the last open kept, finished (flushed, described, the older copy deleted) once the first
+// run after the open has answered: those steps hold this thread for about 0.2 s, and the first
+// heatmaps come first. Any other message finishes it before it is handled; { kept } tells the page.
+let keptLater = null;
+function finishKeeping() {
+  const keeper = keptLater;
+  keptLater = null;
+  return keeper ? keeper.finish().then((kept) => post({ kept })) : Promise.resolve();
+}
+
 self.onmessage = ({ data }) => {
   if (data.abort !== undefined) {
     aborts.get(data.abort)?.abort(new DOMException('Loading stopped', 'AbortError'));
     return;
   }
   // Opens run alongside runs, so a run answers while a new file is read.
-  handle(data).then(
-    ({ value, transfer }) => post({ id: data.id, value }, transfer),
+  const ready = data.type === 'run' ? Promise.resolve() : finishKeeping();
+  ready.then(() => handle(data)).then(
+    ({ value, transfer }) => {
+      post({ id: data.id, value }, transfer);
+      if (data.type === 'run') setTimeout(finishKeeping);
+    },
     (error) => post({ id: data.id, error: { name: error?.name ?? 'Error', message: error?.message ?? String(error) } }),
   );
 };
@@ -93,7 +109,15 @@ async function open({ id, baseUrl, build, config }, source, { keep, name }) {
     model?.dispose();
     model = opened;
     runs.last = runs.base = null;
-    const kept = keeper ? await keeper.finish() : null;
+    // Finished after the first run (above), or in 3 s if none comes; a storage that failed is said now.
+    let kept = null;
+    if (keeper?.failed) {
+      kept = await keeper.finish();
+    } else if (keeper) {
+      kept = { pending: true };
+      keptLater = keeper;
+      setTimeout(finishKeeping, 3000);
+    }
     keeper = null;
     return { config: { ...model.config }, memoryBytes: model.memoryBytes, kept };
   } finally {

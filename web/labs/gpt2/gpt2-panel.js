@@ -216,7 +216,11 @@ export class Gpt2Lab {
   }
 
   #remote() {
-    this.remote ??= new Gpt2Remote({ base: this.base, build: this.attn?.build ?? 'simd' });
+    if (!this.remote) {
+      this.remote = new Gpt2Remote({ base: this.base, build: this.attn?.build ?? 'simd' });
+      // The copy the open kept, finished after the first heatmaps.
+      this.remote.onKept = (kept) => { if (!this.disposed) this.#storeSaid(kept); };
+    }
     return this.remote;
   }
 
@@ -344,6 +348,8 @@ export class Gpt2Lab {
       const m = state.opened;
       this.storeText.textContent = `Opened from this browser’s storage, with no file and no download: ${m.name}, kept on ${new Date(m.savedAt).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric' })}, ${megabytes(m.bytes)}.`;
       this.forgetButton.hidden = false;
+    } else if (state.pending) {
+      this.storeText.textContent = 'Keeping a copy in this browser’s storage, so that a reload opens it again without the file…';
     } else if (state.error) {
       this.storeText.textContent = `Not kept in this browser’s storage: ${state.error}. GPT-2 stays open in this tab; after a reload, open the file again.`;
     } else {

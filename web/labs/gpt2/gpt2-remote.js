@@ -22,11 +22,14 @@ export class Gpt2Remote {
     this.base = base;
     this.baseUrl = base ? new URL('wasm/', base).href : undefined;
     this.build = build;
+    /** Called with { bytes, meta } or { error } once the copy an open kept is finished. */
+    this.onKept = null;
   }
 
   /**
    * Opens a model: a File, bytes, or a URL. Resolves to { config, memoryBytes, kept }, where kept
-   * is { bytes } when it was stored, { error } when it could not be, null when not asked to.
+   * is { pending: true } when a copy is being kept (onKept then gets { bytes, meta } or { error }
+   * once it is finished, after the first run), null when not asked to.
    */
   open(source, { name, config, keep = true, signal, onProgress } = {}) {
     return this.#call({ type: 'open', source, name, config, keep }, { signal, onProgress });
@@ -82,6 +85,11 @@ export class Gpt2Remote {
     if (this.#worker) return this.#worker;
     const worker = gpt2Worker(this.base);
     worker.onmessage = ({ data }) => {
+      // The stored copy of the last open, finished after its first run.
+      if (data.kept !== undefined && data.id === undefined) {
+        this.onKept?.(data.kept);
+        return;
+      }
       const call = this.#pending.get(data.id);
       if (!call) return;
       if (data.progress) {

@@ -70,7 +70,7 @@ export async function forgetStored() {
  * Starts keeping a model as it is read: keeper.write(offset, bytes, size) for each piece (openGpt2's
  * onRead), then keeper.finish() once it opened, or keeper.abandon() when it did not. A storage that
  * is missing, refused or full never stops the open: finish() then says why nothing was kept.
- * @returns {Promise<{ write(offset: number, bytes: Uint8Array, size: number): void, finish(): Promise<object>, abandon(): Promise<void> }>}
+ * @returns {Promise<{ failed: boolean, write(offset: number, bytes: Uint8Array, size: number): void, finish(): Promise<object>, abandon(): Promise<void> }>}
  */
 export async function startKeeping({ name, source, config }) {
   let dir = null, handle = null, access = null, error = null, size = 0, bytes = 0;
@@ -91,6 +91,10 @@ export async function startKeeping({ name, source, config }) {
     if (dir && handle) await dir.removeEntry(file).catch(() => {});
   };
   return {
+    /** True once nothing can be kept (storage missing, refused or full): finish() only says why. */
+    get failed() {
+      return access === null;
+    },
     write(offset, piece, fileSize) {
       if (!access) return;
       size = fileSize;
