@@ -249,6 +249,56 @@ describe('the flash lab', () => {
     assert.deepEqual(problems, []);
   });
 
+  // The block of B rows around the stepped row, at the step's tile: each row's scores for it and
+  // the state it carries are the API's, row by row; a row a causal mask never reads it for says so.
+  it('the row block, ticked by Space: each row of the block at the step\'s tile is tiledAttention\'s; causal rows that skip the tile say so', async () => {
+    await open(page, context, env.url);
+    const x = await inputs();
+    const box = lab().getByRole('checkbox', { name: 'Show the row block' });
+    assert.equal(await lab().locator('.flash-block').isHidden(), true, 'hidden until ticked');
+    await box.focus();
+    await page.keyboard.press('Space');
+    assert.equal(await box.isChecked(), true);
+    const shown = async (e, row, step) => {
+      const tile = e.run.tiles.filter((t) => t.row === row)[step - 1];
+      const first = Math.floor(row / 3) * 3, end = Math.min(5, first + 3);
+      const want = [];
+      let held = 0;
+      for (let i = first; i < end; i++) {
+        const t = e.run.tiles.find((u) => u.row === i && u.start === tile.start);
+        if (t) held += tile.end - tile.start;
+        // Masked keys (−∞) and a skipped tile hold no number.
+        want.push(t ? [...t.scores, t.max, t.rescale, t.sum] : []);
+      }
+      const label = `row ${row + 1}, tile ${step}`;
+      assert.deepEqual(await values(lab().locator('table[data-matrix="block"]')).then((rows) => rows.map((r) => r.filter((v) => !Number.isNaN(v)))), want, label);
+      assert.equal(await lab().locator('table[data-matrix="block"] tr.current th').textContent(), `row ${row + 1}`, label);
+      assert.equal(await dataValue(lab().locator('.flash-block-held')), held, label);
+      return want;
+    };
+    // B = 3 over five rows: row 5's block is rows 4–5.
+    let e = await expected(page, x, 3, false);
+    await shown(e, 4, 1);
+    await lab().getByRole('button', { name: 'Next tile' }).press('Enter');
+    await shown(e, 4, 2);
+    // Causal, row 2 (block rows 1–3): at tile 1, row 1 masks keys 2–3.
+    await lab().getByRole('checkbox', { name: 'Causal tiles' }).press('Space');
+    e = await expected(page, x, 3, true);
+    const r = lab().getByRole('slider', { name: 'Query row' });
+    await r.press('Home');
+    await r.press('ArrowRight');
+    const want = await shown(e, 1, 1);
+    assert.equal(want[0].length, 1 + 3, 'row 1 reads key 1 of the tile, its other keys masked');
+    assert.equal(await lab().locator('table[data-matrix="block"] td.masked').count(), 2 + 1);
+    // Row 5 (block rows 4–5) at tile 2: both read it; row 4 masks key 5.
+    await r.press('End');
+    await lab().getByRole('button', { name: 'Next tile' }).press('Enter');
+    await shown(e, 4, 2);
+    await box.press('Space');
+    assert.equal(await lab().locator('.flash-block').isHidden(), true, 'hidden again when unticked');
+    assert.deepEqual(problems, []);
+  });
+
   it('at 360 px, light and dark, on a causal step: no axe-core violations and no horizontal overflow', async () => {
     await checkLabAccessible(env, {
       open,
@@ -256,6 +306,7 @@ describe('the flash lab', () => {
       prepare: async (p) => {
         const flash = p.getByRole('group', { name: 'Tiles, one step at a time' });
         await flash.getByRole('checkbox', { name: 'Causal tiles' }).check();
+        await flash.getByRole('checkbox', { name: 'Show the row block' }).check();
         await flash.getByRole('slider', { name: 'Tile size B' }).press('ArrowLeft');
         await flash.getByRole('slider', { name: 'Query row' }).press('ArrowLeft');
         await flash.getByRole('button', { name: 'Next tile' }).press('Enter');

@@ -32,5 +32,9 @@ export const flashStyles = String.raw`
 .flash-lab .flash-curve-chart .chart-label { paint-order: stroke; stroke: var(--calc-cell); stroke-width: 3px; stroke-linejoin: round; }
 .flash-lab .flash-curve-chart circle { stroke: none; }
 .flash-lab .flash-curve-box > p { flex: 1 0 100%; }
+.flash-lab .flash-block { flex: 1 0 100%; }
+.flash-lab .flash-block-table td.skipped { background: repeating-linear-gradient(135deg, var(--calc-cell) 0 6px, color-mix(in srgb, var(--calc-muted) 14%, var(--calc-cell)) 6px 8px); }
+.flash-lab .flash-block-table td.masked, .flash-lab .flash-block-table td.skipped-note { color: var(--calc-muted); }
+.flash-lab .flash-block-said { margin: 0.25em 0 0; }
 .flash-lab.stale .lab-results, .flash-lab .flash-part.stale .lab-results { opacity: 0.4; filter: grayscale(0.6); }
 `;

@@ -7,6 +7,7 @@ import { format } from '../../shared/format.js';
 import { LastValid } from '../../shared/last-valid.js';
 import { tex } from '../../shared/tex.js';
 import { scrollBox } from '../widgets/scroll-cue.js';
+import { BlockPart } from './flash-block.js';
 import { MemoryPart, SizesPart, small } from './flash-sizes.js';
 import { numberTable } from '../next/number-table.js';
 import { seededRows } from '../next/seeded-rows.js';
@@ -38,7 +39,7 @@ export class TileSteps {
   constructor({ attn, onError, calculator = null }) {
     this.attn = attn;
     this.calculator = calculator;
-    this.state = { source: calculator?.() ? 'calculator' : 'seeded', tile: 2, row: 0, causal: false, step: 1 };
+    this.state = { source: calculator?.() ? 'calculator' : 'seeded', tile: 2, row: 0, causal: false, block: false, step: 1 };
     this.timer = null;
 
     this.sourceButtons = [['calculator', 'The calculator’s Q, K, V'], ['seeded', `${SEEDED.n} seeded tokens`]].map(([key, text]) =>
@@ -47,6 +48,12 @@ export class TileSteps {
     this.sourceNote = h('p', { class: 'hint' });
     this.sliders = h('div', { class: 'control-row sliders' });
     this.causalBox = h('input', { type: 'checkbox', on: { change: () => this.#setCausal(this.causalBox.checked) } });
+    // The block of B rows around the row, stepped together (the step stays the row's).
+    this.blockBox = h('input', { type: 'checkbox', on: { change: () => {
+      this.state.block = this.blockBox.checked;
+      this.#render();
+    } } });
+    this.block = new BlockPart();
     const stepButton = (text, action) => h('button', { type: 'button', text, on: { click: () => {
       if (this.#stepButtonOff(text)) return;
       this.#pause();
@@ -71,19 +78,20 @@ export class TileSteps {
     const rule = (expression, words) => h('li', {}, scrollBox(tex(expression), { label: `The rule for ${words}, scrolls sideways` }), words);
     this.element = h('section', { class: 'flash-part flash-tiles', role: 'group', 'aria-label': 'Tiles, one step at a time' },
       h('h3', { text: 'One query row, one tile of keys at a time' }),
-      h('p', {}, 'The plain path computes all n × n scores, keeps them, and only then takes each row’s softmax. FlashAttention reads K and V in tiles of B keys and keeps, for each query row, just three things: the largest score so far m, the sum so far ℓ, and the output so far O. A tile with a larger score changes the max, so what was summed under the old max is scaled down by e^(m_old − m_new) before the tile’s own terms join it. For the scores s_j of a tile’s keys:'),
+      h('p', {}, 'The plain path computes all n × n scores, keeps them, and only then takes each row’s softmax. FlashAttention reads K and V in tiles of B keys and keeps, for each query row, just three things: the largest score so far m, the sum so far ℓ, and the output so far O. A tile with a larger score changes the max, so what was summed under the old max is scaled down by e^(m_old − m_new) before the tile’s own terms join it. (FlashAttention’s kernel reads each tile once for a block of query rows: “Show the row block” shows the block of B rows around this one at each step.) For the scores s_j of a tile’s keys:'),
       h('ul', { class: 'flash-rules' },
         rule('m_{\\text{new}} = \\max\\bigl(m_{\\text{old}},\\ \\max_j s_j\\bigr)', 'the running max m'),
         rule('\\ell_{\\text{new}} = e^{m_{\\text{old}} - m_{\\text{new}}}\\,\\ell_{\\text{old}} + \\textstyle\\sum_j e^{s_j - m_{\\text{new}}}', 'the running sum ℓ'),
         rule('O_{\\text{new}} = \\bigl(e^{m_{\\text{old}} - m_{\\text{new}}}\\,\\ell_{\\text{old}}\\,O_{\\text{old}} + \\textstyle\\sum_j e^{s_j - m_{\\text{new}}}\\,v_j\\bigr) / \\ell_{\\text{new}}', 'the output so far O, a weighted mix of the values read')),
       h('div', { class: 'control-row', role: 'group', 'aria-label': 'Q, K and V' }, this.sourceButtons),
       this.sourceNote,
-      h('div', { class: 'control-row' }, this.sliders, h('label', { class: 'toggle' }, this.causalBox, 'Causal tiles')),
+      h('div', { class: 'control-row' }, this.sliders, h('label', { class: 'toggle' }, this.causalBox, 'Causal tiles'),
+        h('label', { class: 'toggle' }, this.blockBox, 'Show the row block')),
       h('div', { class: 'flash-steps', role: 'group', 'aria-label': 'Step through the tiles' },
         this.previousButton, this.nextButton, this.restartButton, this.playButton),
       this.status,
       this.message,
-      h('div', { class: 'lab-results' }, this.keys, this.skippedNote, this.cards, this.explain, this.compare, this.verdict, this.ledger));
+      h('div', { class: 'lab-results' }, this.keys, this.block.element, this.skippedNote, this.cards, this.explain, this.compare, this.verdict, this.ledger));
     this.sizes = new SizesPart();
     this.memory = new MemoryPart();
     /** The three parts, in the order the lab shows them. */
@@ -179,6 +187,7 @@ export class TileSteps {
     const s = this.state;
     for (const b of this.sourceButtons) b.setAttribute('aria-pressed', String(b.dataset.source === s.source));
     this.causalBox.checked = s.causal;
+    this.blockBox.checked = s.block;
     const { q, k, v } = this.inputs;
     this.tileSlider.show(upTo(k.length), s.tile);
     this.rowSlider.show(upTo(q.length), s.row + 1);
@@ -193,6 +202,8 @@ export class TileSteps {
     }
     this.status.textContent = `Tile ${step} of ${count}: ${keysText(tile.start, tile.end)}.`;
     this.#drawKeys(tiles, step, k.length);
+    this.block.element.hidden = !s.block;
+    if (s.block) this.block.show(r.run, { row: s.row, tile: s.tile, n: q.length, start: tile.start, end: tile.end, step });
     this.#drawNow(tile, before, step);
     this.#drawCompare(tiles, step, r.z[s.row]);
     this.#drawLedger(tiles, step);
