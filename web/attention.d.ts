@@ -1015,7 +1015,7 @@ export interface LoadOptions {
    * multiply-add may round once where the other rounds twice.
    */
   simd?: boolean | 'relaxed';
-  /** Folder with attention-{relaxed,simd,scalar}.{mjs,wasm}. Default: ./wasm/ beside attention.js. */
+  /** Folder with attention-{relaxed,simd,scalar}.wasm and attention-{simd,scalar}.mjs (dist/wasm/). Default: ./wasm/ beside attention.js. */
   baseUrl?: string | URL;
   /**
    * false: load the calculator's module alone (calculator-{simd,scalar}.{mjs,wasm}: attention,

@@ -33,7 +33,8 @@ const instances = new Map();
  * @param {{ simd?: boolean | 'relaxed', baseUrl?: string | URL, labs?: boolean, nextLabs?: boolean }} [options]
  *   simd: force the relaxed-SIMD ('relaxed'), SIMD (true) or scalar (false) build; default: the
  *     best this engine validates, in that order.
- *   baseUrl: folder holding the modules' {attention,calculator,learned,gpt2}-{relaxed,simd,scalar}.{mjs,wasm}
+ *   baseUrl: folder holding the modules' {attention,calculator,learned,gpt2}-{relaxed,simd,scalar}.wasm
+ *     and their glue, -{simd,scalar}.mjs (the relaxed build runs with the SIMD build's)
  *     (dist/wasm/ of a copy of the package, e.g. on a CDN), relative to this file unless absolute;
  *     default: the files a site's bundler copied (web/assets.js), or ./wasm/ beside this file.
  *   labs: false loads the calculator's module alone (calculator-{simd,scalar}: attention, masks,
