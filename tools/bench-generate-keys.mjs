@@ -250,7 +250,7 @@ if (!existsSync(join(served, 'index.html'))) throw new Error(`${where}/index.htm
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(', ');
 const { server, url } = await startServer({ root: served });
-const browser = await launchChromium();
+const browser = await launchChromium({ comparesWithNode: false });
 try {
   console.log(`The calculator's keystrokes while the GPT-2 panel generates: index.html from ${where}/${WEB ? ' (the source modules)' : ' (built: what a learner gets)'}, 1280 × 800`);
   console.log(`processor: ${describeProcessor(processorRecord())}; Chromium ${browser.version()}; load average before: ${load()}`);

@@ -21,7 +21,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const load = () => loadavg().map((x) => x.toFixed(2)).join(', ');
 console.log(`${cpus()[0].model}, ${cpus().length} cores; load average before: ${load()}`);
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
-const browser = await launchChromium();
+const browser = await launchChromium({ comparesWithNode: false });
 // Time to first numbers, on the page as built (dist/: bundled and minified, what a course site
 // serves) and as source (web/: the unbundled modules, a request per module).
 for (const [label, root] of [['dist/ (built)', DIST], ['web/ (source modules)', WEB]]) {
