@@ -1010,7 +1010,7 @@ export interface SyncAccessHandle {
 export interface LoadOptions {
   /**
    * Force the relaxed-SIMD ('relaxed'), SIMD (true) or scalar (false) build. Default: the best
-   * this engine validates: relaxed SIMD (Chromium 114 and later), else SIMD, else scalar.
+   * this engine validates: relaxed SIMD (Chromium 114 and later, Firefox), else SIMD (WebKit), else scalar.
    * The relaxed build's numbers differ from the SIMD build's within float32 rounding: its
    * multiply-add may round once where the other rounds twice.
    */
