@@ -8,8 +8,7 @@ import { existsSync } from 'node:fs';
 import { beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { openPage } from './chromium.mjs';
-import { checkLabAccessible, openLab, servedPages, servedWeb } from './served.mjs';
+import { checkLabAccessible, embeddedAlone, fetchedAlone, openLab, servedPages, servedWeb } from './served.mjs';
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 const PANEL = 'FlashAttention’s online softmax';
@@ -321,10 +320,7 @@ describe('the flash lab from dist/, embedded alone', { skip: !existsSync(DIST) &
   const env = servedWeb(DIST);
 
   it('<attention-calc panels="flash"> alone, under the strict CSP: its numbers, from one wasm module, the next labs\' (not the calculator\'s, not the full core)', async () => {
-    const { page, problems, context } = await openPage(env.browser);
-    try {
-      const requests = [];
-      page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+    await embeddedAlone(env, async ({ page, context, requests }) => {
       await open(page, context, env.url, '<attention-calc panels="flash"></attention-calc>');
       const lab = page.getByRole('group', { name: PANEL });
       await lab.getByRole('button', { name: 'Next tile' }).press('Enter');
@@ -337,19 +333,12 @@ describe('the flash lab from dist/, embedded alone', { skip: !existsSync(DIST) &
       assert.deepEqual(await values(lab.locator('table[data-matrix="output"]')), [last.output, e.z.at(-1)]);
       assert.ok(await dataValue(lab.locator('.flash-worst')) < 1e-6);
       assert.equal(await dataValue(lab.locator('[data-stat="plain"] .stat-value')), e.run.fullPeakFloats);
-      const modules = fetched.filter((p) => p.endsWith('.wasm'));
-      assert.equal(modules.length, 1, `one wasm module: ${modules.join(' ')}`);
-      assert.match(modules[0], /^\/wasm\/next-labs-relaxed\.wasm$/, `the next labs' module: ${fetched.join(' ')}`);
-      assert.ok(!fetched.some((p) => /^\/wasm\/(calculator|attention)-/.test(p)), `not the calculator's module, not the full core: ${fetched.join(' ')}`);
-      assert.ok(fetched.every((p) => !/^\/(heads|cost|scaling|construct|learned|gpt2|kvcache|positions)[-.]/.test(p)), `no other lab's chunk: ${fetched.join(' ')}`);
+      fetchedAlone(fetched, ['heads', 'cost', 'scaling', 'construct', 'learned', 'gpt2', 'kvcache', 'positions']);
       assert.equal(await lab.locator('math').count(), 8, 'its formulas, typeset at build time');
       // The memory curve, measured by the same module.
       await lab.getByRole('button', { name: 'Measure the memory curve' }).press('Enter');
       await lab.locator('.flash-curve-stop').waitFor({ timeout: 30_000 });
       assert.ok(await lab.locator('table[data-matrix="curve"] tbody tr').count() >= 3);
-      assert.deepEqual(problems, []);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -8,8 +8,7 @@ import { existsSync } from 'node:fs';
 import { beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { openPage } from './chromium.mjs';
-import { checkLabAccessible, coursePage, openLab, servedPages, servedWeb } from './served.mjs';
+import { checkLabAccessible, coursePage, embeddedAlone, fetchedAlone, openLab, servedPages, servedWeb } from './served.mjs';
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 const MIB = 2 ** 20;
@@ -315,10 +314,7 @@ describe('the KV cache lab from dist/, embedded alone', { skip: !existsSync(DIST
   const env = servedWeb(DIST);
 
   it('<attention-calc panels="kvcache"> alone, under the strict CSP: its numbers, from the next labs\' module alone (not the calculator\'s, not the full core)', async () => {
-    const { page, problems, context } = await openPage(env.browser);
-    try {
-      const requests = [];
-      page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+    await embeddedAlone(env, async ({ page, context, requests }) => {
       await open(page, context, env.url);
       const lab = page.getByRole('group', { name: PANEL });
       await lab.getByRole('button', { name: 'Append a token' }).press('Enter');
@@ -326,22 +322,13 @@ describe('the KV cache lab from dist/, embedded alone', { skip: !existsSync(DIST
       assert.equal(Number(await lab.locator('.kv-difference').getAttribute('data-value')), 0);
       assert.equal(Number(await lab.locator('tr[data-model="llama3"] td[data-tokens="131072"]').getAttribute('data-bytes')), 16 * 2 ** 30);
       assert.equal(await lab.locator('.kv-kind-name').textContent(), 'GQA');
-      assert.ok(requests.some((p) => /^\/wasm\/next-labs-relaxed\.wasm$/.test(p)), `the next labs' module: ${requests.join(' ')}`);
-      assert.ok(!requests.some((p) => /^\/wasm\/calculator-/.test(p)), `not the calculator's module: ${requests.join(' ')}`);
-      assert.ok(!requests.some((p) => /^\/wasm\/attention-/.test(p)), `not the full core: ${requests.join(' ')}`);
-      assert.ok(requests.every((p) => !/^\/(heads|cost|scaling|construct|learned|gpt2)[-.]/.test(p)), `no other lab's chunk: ${requests.join(' ')}`);
+      fetchedAlone(requests, ['heads', 'cost', 'scaling', 'construct', 'learned', 'gpt2']);
       assert.equal(await lab.locator('math').count(), 3, 'its formulas, typeset at build time');
-      assert.deepEqual(problems, []);
-    } finally {
-      await context.close();
-    }
+    });
   });
 
   it('an embed of the lesson\'s labs fetches nothing of this lab (its chunk, the next labs\' code and module)', async () => {
-    const { page, problems, context } = await openPage(env.browser);
-    try {
-      const requests = [];
-      page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+    await embeddedAlone(env, async ({ page, context, requests }) => {
       await page.goto(await coursePage(context, env.url, '<attention-calc panels="heads,cost,scaling,construct"></attention-calc>'));
       await page.evaluate(async () => {
         await customElements.whenDefined('attention-calc');
@@ -350,9 +337,6 @@ describe('the KV cache lab from dist/, embedded alone', { skip: !existsSync(DIST
       await page.waitForLoadState('networkidle');
       assert.ok(requests.some((p) => /^\/construct-/.test(p)), `the lesson's labs loaded: ${requests.join(' ')}`);
       assert.deepEqual(requests.filter((p) => /kvcache|next-labs/.test(p)), []);
-      assert.deepEqual(problems, []);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

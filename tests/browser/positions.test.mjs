@@ -8,8 +8,7 @@ import { existsSync } from 'node:fs';
 import { beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { openPage } from './chromium.mjs';
-import { checkLabAccessible, openLab, servedPages, servedWeb } from './served.mjs';
+import { checkLabAccessible, embeddedAlone, fetchedAlone, openLab, servedPages, servedWeb } from './served.mjs';
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 const PANEL = 'Why positions must be injected';
@@ -153,22 +152,13 @@ describe('the positions lab from dist/, embedded alone', { skip: !existsSync(DIS
   const env = servedWeb(DIST);
 
   it('<attention-calc panels="positions"> alone, under the strict CSP: its numbers, from the next labs\' module alone', async () => {
-    const { page, problems, context } = await openPage(env.browser);
-    try {
-      const requests = [];
-      page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+    await embeddedAlone(env, async ({ page, context, requests }) => {
       await open(page, context, env.url);
       const lab = page.getByRole('group', { name: PANEL });
       await lab.getByRole('radio', { name: 'RoPE' }).check();
       assert.match(await lab.locator('.pos-verdict').textContent(), /^With RoPE positions the same shuffle changes Z itself/);
-      const modules = requests.filter((p) => /\.wasm$/.test(p));
-      assert.equal(modules.length, 1, `one module: ${requests.join(' ')}`);
-      assert.match(modules[0], /^\/wasm\/next-labs-relaxed\.wasm$/);
-      assert.ok(requests.every((p) => !/^\/(heads|cost|scaling|construct|learned|gpt2)[-.]/.test(p)), `no other lab's chunk: ${requests.join(' ')}`);
+      fetchedAlone(requests, ['heads', 'cost', 'scaling', 'construct', 'learned', 'gpt2']);
       assert.ok(await lab.locator('math').count() >= 2, 'its formulas, typeset at build time');
-      assert.deepEqual(problems, []);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -95,3 +95,31 @@ export async function checkLabAccessible(env, { open, body, prepare = async () =
     await axePage.context.close();
   }
 }
+
+/**
+ * A lab past the lesson embedded from dist/: in a fresh page of env's browser, check({ page,
+ * context, requests }) runs with every request's path recorded, then the page must have had no
+ * problem. The lab's own checks run in check(); fetchedAlone() checks what it fetched.
+ */
+export async function embeddedAlone(env, check) {
+  const { page, problems, context } = await openPage(env.browser);
+  try {
+    const requests = [];
+    page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+    await check({ page, context, requests });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * What such an embed fetched: one wasm module, the next labs' (Chromium runs its relaxed-SIMD
+ * build; it holds the calculator's functions, so neither the calculator's module nor the full
+ * core comes), and no chunk of the labs named in `others`.
+ */
+export function fetchedAlone(requests, others) {
+  const modules = requests.filter((p) => p.endsWith('.wasm'));
+  assert.deepEqual(modules, ['/wasm/next-labs-relaxed.wasm'], `one wasm module, the next labs': ${requests.join(' ')}`);
+  assert.ok(requests.every((p) => !new RegExp(`^/(${others.join('|')})[-.]`).test(p)), `no other lab's chunk: ${requests.join(' ')}`);
+}

@@ -7,8 +7,11 @@ import { h, sub } from '../../shared/dom.js';
 import { format } from '../../shared/format.js';
 import { scrollBox } from '../widgets/scroll-cue.js';
 
+/** "key 3" or "keys 3–4", counted from 1, for the keys start … end − 1. */
+export const keysText = (start, end) => (end - start === 1 ? `key ${start + 1}` : `keys ${start + 1}–${end}`);
+
 /** The block of `tile` rows that holds `row` (0-based), cut at n: [first, end). */
-export const blockOf = (row, tile, n) => {
+const blockOf = (row, tile, n) => {
   const first = Math.floor(row / tile) * tile;
   return [first, Math.min(n, first + tile)];
 };
@@ -54,7 +57,7 @@ export class BlockPart {
       h('tbody', {}, rows));
     this.table.replaceChildren(h('figure', { class: 'matrix lab-figure' },
       h('figcaption', {}, h('span', {}, h('strong', { text: `The row block, ${last - first === 1 ? `row ${last}` : `rows ${first + 1}–${last}`}` }),
-        `, at tile ${step} (${end - start === 1 ? `key ${start + 1}` : `keys ${start + 1}–${end}`}): each row’s scores for it, then what the row carries`)),
+        `, at tile ${step} (${keysText(start, end)}): each row’s scores for it, then what the row carries`)),
       scrollBox(table, { label: 'The row block, scrolls sideways' })));
     const value = h('strong', { class: 'flash-block-held', dataset: { value: held }, text: `${held}` });
     const one = tile === 1 ? 'With B = 1 the block is the row itself: it reads these keys’ k and v and holds '

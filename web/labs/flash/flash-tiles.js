@@ -7,7 +7,7 @@ import { format } from '../../shared/format.js';
 import { LastValid } from '../../shared/last-valid.js';
 import { tex } from '../../shared/tex.js';
 import { scrollBox } from '../widgets/scroll-cue.js';
-import { BlockPart } from './flash-block.js';
+import { BlockPart, keysText } from './flash-block.js';
 import { MemoryPart, SizesPart, small } from './flash-sizes.js';
 import { numberTable } from '../next/number-table.js';
 import { seededRows } from '../next/seeded-rows.js';
@@ -16,8 +16,6 @@ import { StepSlider } from '../next/step-slider.js';
 const PLAY_EVERY_MS = 1200;
 const SEEDED = { n: 8, d: 4, seed: 7 }; // enough keys for several tiles, few enough to read
 
-/** "key 3" or "keys 3–4", counted from 1, for the keys start … end − 1. */
-export const keysText = (start, end) => (end - start === 1 ? `key ${start + 1}` : `keys ${start + 1}–${end}`);
 
 // Seeded Q, K and V (next/seeded-rows.js, as the calculator's random preset draws them): inputs
 // only, every number computed from them is the core's.
