@@ -181,6 +181,7 @@ val limits() {
   out.set("maxTimingRepeats", double(attn::limits::kMaxTimingRepeats));
   out.set("maxConstructTokens", double(attn::limits::kMaxConstructTokens));
   out.set("maxPeakIterations", double(attn::limits::kMaxPeakIterations));
+  out.set("maxPeakTokens", double(attn::limits::kMaxPeakTokens));
   return out;
 }
 

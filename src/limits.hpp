@@ -50,6 +50,10 @@ inline constexpr std::size_t kMaxTimingRepeats = 1000;
 inline constexpr std::uint64_t kMaxPeakIterations = (std::uint64_t{1} << 32) - 1;
 // Words of a constructed head's sentence (construct.hpp).
 inline constexpr std::size_t kMaxConstructTokens = 16;
+// The longest n the flash lab's memory curve runs (attention_peak_floats, tiled_attention.hpp):
+// the plain path's n² scores are then 64 MiB, and both paths' n²·d products take about a
+// second in a browser's wasm.
+inline constexpr std::size_t kMaxPeakTokens = 4096;
 
 // --- the learned heads (src/learned/): a model's sizes, a trainer's batch and context
 

@@ -156,7 +156,7 @@ TiledResult tiled_attention(const MatrixView& q, const MatrixView& k, const Matr
 }
 
 PeakFloats attention_peak_floats(std::size_t n, std::size_t d, std::size_t dv, std::size_t tile, bool causal, std::uint64_t seed) {
-  validate_range("n", n, 1, kMaxPeakTokens);
+  validate_range("n", n, 1, limits::kMaxPeakTokens);
   validate_range("d", d, 1, limits::kMaxCols);
   validate_range("d_v", dv, 1, limits::kMaxCols);
   validate_range("tile", tile, 1, n);

@@ -46,13 +46,9 @@ struct PeakFloats {
   std::size_t plain = 0;  // the n×n scores, then Z
 };
 
-// The longest n attention_peak_floats runs: the plain path's n² scores are then 64 MiB, and both
-// paths' n²·d products take about a second in a browser's wasm.
-inline constexpr std::size_t kMaxPeakTokens = 4096;
-
 // Both paths, self-attention over n tokens of seeded N(0, 1) queries and keys (d) and values
 // (d_v), the tiled one in tiles of `tile` keys without keeping its steps. Throws attn::Error in
-// words for n over kMaxPeakTokens, d or d_v over limits::kMaxCols, a tile out of 1 … n.
+// words for n over limits::kMaxPeakTokens, d or d_v over limits::kMaxCols, a tile out of 1 … n.
 PeakFloats attention_peak_floats(std::size_t n, std::size_t d, std::size_t dv, std::size_t tile, bool causal,
                                  std::uint64_t seed);
 

@@ -808,6 +808,8 @@ export interface Limits {
   maxConstructTokens: number;
   /** peakMulAdd's iterations: 2³² − 1. */
   maxPeakIterations: number;
+  /** The flash lab's memory curve (attentionPeakFloats): n up to 4096, where the plain path's n² scores are 64 MiB. */
+  maxPeakTokens: number;
 }
 
 /**

@@ -640,7 +640,7 @@ describe('hostile input to the JS API: regressions', () => {
       {
         maxRows: 65536, maxCols: 4096, maxHeads: 256, maxScoreEntries: 2048 * 2048, maxStreamingFloats: 2 ** 26, maxExactCount: 2 ** 53 - 1,
         maxNormalSide: 256, maxScalingDk: 1024, maxScalingPairs: 100000, maxScalingBins: 200, maxScalingRow: 256, maxScalingRows: 100000,
-        maxTimingN: 2048, maxTimingRepeats: 1000, maxConstructTokens: 16, maxPeakIterations: 2 ** 32 - 1,
+        maxTimingN: 2048, maxTimingRepeats: 1000, maxConstructTokens: 16, maxPeakIterations: 2 ** 32 - 1, maxPeakTokens: 4096,
       },
     );
     assert.equal(attn.parameterCount({ dModel: limits.maxHeads, heads: limits.maxHeads }), 4 * 256 * 256);

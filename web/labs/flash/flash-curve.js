@@ -7,7 +7,6 @@ import { scrollBox } from '../widgets/scroll-cue.js';
 const D = 64;            // one head of GPT-2's size, as the cost lab measures
 const TILE = 64;         // B: keys per tile, a typical FlashAttention tile
 const FIRST_N = 64;
-const MAX_N = 4096;      // the core's kMaxPeakTokens: past it the plain path's n² scores are not allocated
 const BUDGET_MS = 1000;  // about a second of the page's time, one size per task so the page stays responsive
 const fmt = (x) => x.toLocaleString('en-US');
 
@@ -71,6 +70,7 @@ export class MemoryCurvePart {
     this.button.disabled = true;
     this.body.replaceChildren(h('p', { class: 'hint', text: 'Measuring…' }));
     const started = performance.now();
+    const maxN = this.attn.limits().maxPeakTokens; // past it the core refuses: the plain path's n² scores
     return new Promise((resolve) => {
       const next = (n) => {
         try {
@@ -79,9 +79,9 @@ export class MemoryCurvePart {
           this.onError(error.message);
         }
         const elapsed = performance.now() - started;
-        if (n * 2 <= MAX_N && elapsed < BUDGET_MS) setTimeout(() => next(n * 2));
+        if (n * 2 <= maxN && elapsed < BUDGET_MS) setTimeout(() => next(n * 2));
         else {
-          this.#draw(n * 2 <= MAX_N ? 'time' : 'limit', elapsed);
+          this.#draw(n * 2 <= maxN ? 'time' : 'limit', elapsed);
           this.button.disabled = false;
           this.button.textContent = 'Measure again';
           resolve();
