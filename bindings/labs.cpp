@@ -201,10 +201,11 @@ val constructed_head(val args) {
   });
 }
 
-// args: { n, d, repeats, seed }
+// args: { n, d, repeats, seed, path }
 val time_attention(val args) {
   return guarded([&] {
     attn::TimingOptions o;
+    o.path = attn::timed_path_from_string(args["path"].as<std::string>());
     o.n = count_arg(args, "n");
     o.d = count_arg(args, "d");
     o.repeats = count_arg(args, "repeats");

@@ -1,13 +1,22 @@
 #pragma once
-// Times the explaining attention path (attention.hpp, which materialises every n×n matrix) on
-// seeded random inputs, for the cost panel's "measured in your own browser". Timed in C++ with
-// the monotonic clock behind std::chrono::steady_clock (performance.now() under Emscripten).
+// Times attention on seeded random inputs, for the cost panel's "measured in your own browser":
+// the explaining path (attention.hpp, which materialises every n×n matrix) or the fused
+// streaming kernel (kernels/streaming_attention.hpp, FlashAttention's online softmax, which holds
+// one tile of scores). Both do the same arithmetic, so their times grow alike; what differs is
+// the memory. Timed in C++ with the monotonic clock behind std::chrono::steady_clock
+// (performance.now() under Emscripten).
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "limits.hpp"
 
 namespace attn {
+
+enum class TimedPath { explaining, streaming };
+
+// 'explaining' or 'streaming'; throws attn::Error naming the choices otherwise.
+TimedPath timed_path_from_string(std::string_view name);
 
 // Counts are 64-bit, as a caller gives them, so that the range checks see the value itself.
 struct TimingOptions {
@@ -15,6 +24,7 @@ struct TimingOptions {
   std::uint64_t d = 64;        // d_k = d_v, 1..limits::kMaxCols
   std::uint64_t repeats = 1;   // 1..limits::kMaxTimingRepeats
   std::uint64_t seed = 0;
+  TimedPath path = TimedPath::explaining;
 };
 
 struct TimingResult {
@@ -23,7 +33,9 @@ struct TimingResult {
   // a coarse clock (browsers round performance.now()) still gives a positive, useful time.
   double seconds = 0.0;
   std::size_t iterations = 1;
-  double attention_bytes = 0.0;  // one n×n float32 attention matrix: 4·n²
+  // The attention scores the path holds at once, in float32: the explaining path's n×n matrix
+  // (4·n²), the streaming kernel's score tile (4·kBlockRows·kBlockKeys, whatever n is).
+  double attention_bytes = 0.0;
 };
 
 inline constexpr double kMinRunSeconds = 1e-3;

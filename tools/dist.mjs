@@ -262,8 +262,10 @@ const gpt2Only = beyond(gpt2Set, elementFiles, ...otherLabs, panelSet);
 const NEXT_LABS = ['kvcache', 'positions', 'flash'].filter((lab) => outputOf(`labs/${lab}/${lab}.js`));
 const nextSet = new Set([...NEXT_LABS.flatMap((lab) => [...closure(outputOf(`labs/${lab}/${lab}.js`))]), ...closure(outputOf('api/next-labs.js'))]);
 const nextOnly = beyond(nextSet, elementFiles, ...otherLabs, panelSet, gpt2Set);
+// The cost lab's measurement (its log-log chart with it), loaded with the first click on Measure.
+const measureOnly = beyond(closure(outputOf('labs/cost/measure.js')), elementFiles, ...otherLabs);
 // The four labs of the lesson's second half; the learned and GPT-2 panels are reported on their own below.
-const fourLabsJs = widgetJs.filter((f) => !learnedOnly.includes(f) && !gpt2Only.includes(f) && !nextOnly.includes(f));
+const fourLabsJs = widgetJs.filter((f) => ![learnedOnly, gpt2Only, nextOnly, measureOnly].some((lazy) => lazy.includes(f)));
 // A module's three builds, each its .wasm and .mjs glue: relaxed SIMD, SIMD, scalar. The relaxed
 // build runs with the SIMD build's glue (api/modules.js).
 const builds = (name) => ['relaxed', 'simd', 'scalar'].map((variant) => all.filter((f) => f.endsWith(`/${name}-${variant}.wasm`)
@@ -278,6 +280,7 @@ const [calculatorRelaxed, calculatorSimd, calculatorScalar] = builds('calculator
 const larger = (files, variants = [relaxed, simd, scalar]) => variants.map((v) => measure([...files, ...v])).sort((x, y) => y[1] - x[1])[0];
 const calculator = larger(fourLabsJs.filter((f) => !labChunks.includes(f)), [calculatorRelaxed, calculatorSimd, calculatorScalar]);
 const withLabs = larger(fourLabsJs);
+const names = (list) => list.map((f) => f.slice(DIST.length + 1)).join(', ');
 console.log(`dist/ written: ${all.length} files`);
 console.log(`  widget JS, calculator only:                   ${kb(measure(fourLabsJs.filter((f) => !labChunks.includes(f))))}`);
 console.log(`  widget JS with the four labs:                 ${kb(measure(fourLabsJs))}`);
@@ -290,9 +293,9 @@ console.log(`  wasm scalar build (.wasm + .mjs glue):        ${kb(measure(scalar
 console.log(`  the calculator's module alone, relaxed / SIMD / scalar: ${kb(measure(calculatorRelaxed))} / ${kb(measure(calculatorSimd))} / ${kb(measure(calculatorScalar))}`);
 console.log(`  one embed, every calculator chunk:            ${kb(calculator)} (budget: 150 KB gzip)`);
 console.log(`  one embed with all four labs:                 ${kb(withLabs)}`);
+console.log(`  the cost lab's measurement, loaded with its first click (${names(measureOnly)}):  ${kb(measure(measureOnly))}`);
 const [learnedRelaxed, learnedSimd, learnedScalar] = builds('learned');
 const checkpoint = [join(DIST, 'learned-heads.bin')];
-const names = (list) => list.map((f) => f.slice(DIST.length + 1)).join(', ');
 console.log('  the learned-heads panel (panels="learned"), each part loaded only when shown, beyond the calculator\'s files:');
 console.log(`    panel chunk (${names(panelFiles)}):  ${kb(measure(panelFiles))}`);
 console.log(`    training chunk (${names(trainFiles)}) (its styles are the labs'):  ${kb(measure(trainFiles))}`);

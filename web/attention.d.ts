@@ -459,11 +459,15 @@ export interface ConstructedHead {
 
 export interface TimingResult {
   /**
-   * Seconds per call of the explaining attention path (attention(), n×n matrices materialised):
-   * the fastest of `repeats` runs, each run `iterations` back-to-back calls.
+   * Seconds per call of the timed path (the explaining path, attention(), n×n matrices
+   * materialised; or the streaming kernel): the fastest of `repeats` runs, each run
+   * `iterations` back-to-back calls.
    */
   seconds: number;
-  /** One n×n float32 attention matrix: 4·n². */
+  /**
+   * The scores the path holds at once, float32: the explaining path's n×n matrix (4·n²), the
+   * streaming kernel's one tile of 64×64 (16,384 bytes, whatever n is).
+   */
   attentionBytes: number;
   /** Calls per timed run: as many as make a run last ≥ 1 ms (1 for large n). */
   iterations: number;
@@ -950,11 +954,13 @@ export interface Attention {
    */
   kvCacheBytes(options: { layers: number; kvHeads: number; dHead: number; tokens: number; bytesPerValue: number }): number;
   /**
-   * Times the explaining path on seeded random n×d inputs (the monotonic clock, read in the core). Blocks
+   * Times attention on seeded random n×d inputs (the monotonic clock, read in the core): path
+   * 'explaining' (default; every n×n matrix materialised) or 'streaming' (the fused kernel's
+   * online softmax, which runOutput uses: the same arithmetic, one tile of scores held). Blocks
    * while it runs. n 1 to limits().maxTimingN; d 1 to maxCols (default 64); repeats 1 to maxTimingRepeats (default 1);
    * seed ≥ 0 (default 0). Never a pass/fail: the learner's machine decides.
    */
-  timeAttention(options: { n: number; d?: number; repeats?: number; seed?: number }): TimingResult;
+  timeAttention(options: { n: number; d?: number; repeats?: number; seed?: number; path?: 'explaining' | 'streaming' }): TimingResult;
   /**
    * For benchmarks: runs `iterations` (1 to limits().maxPeakIterations) rounds of independent
    * vector mul+add updates and returns the FLOPs done.

@@ -172,9 +172,19 @@ describe('the lesson labs', () => {
     await lab.getByRole('status').filter({ hasText: /^Measured \d+ sizes/ }).waitFor({ timeout: 60000 });
     const points = await lab.locator('svg.chart circle.point').count();
     assert.ok(points >= 4, `${points} points`);
-    const slope = number(await lab.locator('.slope').textContent());
-    assert.ok(slope >= 1.5 && slope <= 2.5, `fitted slope ${slope}`);
+    // The second series, the streaming kernel: a square a size, its own fitted slope, both n².
+    assert.equal(await lab.locator('svg.chart rect.point-streaming').count(), points);
+    for (const path of ['explaining', 'streaming']) {
+      const slope = number(await lab.locator(`.slope-${path}`).textContent());
+      assert.ok(slope >= 1.5 && slope <= 2.5, `${path}: fitted slope ${slope}`);
+    }
     assert.equal(await lab.locator('table.timings tbody tr').count(), points);
+    // The scores each path held at the largest n: n² floats against one 64×64 tile.
+    const last = await lab.locator('table.timings tbody tr').last().locator('td').allTextContents();
+    const n = Number(last[0].replace(/,/g, ''));
+    assert.equal(last[3], { 256: '256 KiB', 512: '1 MiB', 1024: '4 MiB', 2048: '16 MiB' }[n], `n = ${n}`);
+    assert.equal(last[4], '16 KiB');
+    assert.match(await lab.locator('.chart-figure .hint').textContent(), /streaming kernel 16 KiB: its tiles save memory, not arithmetic\./);
     assert.deepEqual(problems, []);
   });
 

@@ -75,7 +75,7 @@ describe('the labs as a learner sees them', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('chart marks are at least 3:1 against the chart in both themes: the √d_k lab\'s bars, the cost lab\'s points and fitted line', async () => {
+  it('chart marks are at least 3:1 against the chart in both themes: the √d_k lab\'s bars, the cost lab\'s points and fitted lines of both paths', async () => {
     for (const theme of ['light', 'dark']) {
       await open(`<attention-calc panels="scaling" theme="${theme}"></attention-calc><attention-calc panels="cost" theme="${theme}"></attention-calc>`);
       const cost = page.getByRole('group', { name: 'Cost' });
@@ -98,7 +98,8 @@ describe('the labs as a learner sees them', () => {
           for (const chart of host.shadowRoot.querySelectorAll('svg.chart')) {
             const background = getComputedStyle(chart).backgroundColor;
             for (const [what, selector, property] of [['unscaled bars', '[data-series="unscaled"] rect', 'fill'], ['scaled bars', '[data-series="scaled"] rect', 'fill'],
-              ['points', 'circle.point', 'fill'], ['fitted line', 'line.fit', 'stroke']]) {
+              ['points', 'circle.point', 'fill'], ['fitted line', 'line.fit-explaining', 'stroke'],
+              ['streaming points', 'rect.point-streaming', 'fill'], ['streaming fitted line', 'line.fit-streaming', 'stroke']]) {
               const mark = chart.querySelector(selector);
               if (mark) marks.push({ what, colour: getComputedStyle(mark)[property], background, ratio: contrast(getComputedStyle(mark)[property], background) });
             }
@@ -106,7 +107,7 @@ describe('the labs as a learner sees them', () => {
         }
         return marks;
       });
-      assert.deepEqual(new Set(ratios.map((m) => m.what)), new Set(['unscaled bars', 'scaled bars', 'points', 'fitted line']), theme);
+      assert.deepEqual(new Set(ratios.map((m) => m.what)), new Set(['unscaled bars', 'scaled bars', 'points', 'fitted line', 'streaming points', 'streaming fitted line']), theme);
       for (const m of ratios) assert.ok(m.ratio >= 3, `${theme}: ${m.what} ${m.colour} on ${m.background}: ${m.ratio.toFixed(2)}:1`);
     }
     assert.deepEqual(problems, []);

@@ -296,7 +296,7 @@ const API = [
   {
     name: 'timeAttention',
     base: { n: 2, d: 2 },
-    args: [['n', ['n'], hostile], ['d', ['d'], hostile], ['repeats', ['repeats'], hostile], ['seed', ['seed'], hostile]],
+    args: [['n', ['n'], hostile], ['d', ['d'], hostile], ['repeats', ['repeats'], hostile], ['seed', ['seed'], hostile], ['path', ['path'], hostile]],
     slow: (key, value) => typeof value === 'number' && key !== 'seed' && value > 8,
   },
   { name: 'convexHull', direct: true, base: [[0, 0], [1, 0], [0, 1]], args: [['points', ['points'], matrixLike([[0, 0], [1, 0], [0, 1]])]] },

@@ -197,6 +197,18 @@ for (const build of BUILDS) {
       assert.throws(() => attn.timeAttention({ n: 4, d: 0 }), { message: 'd must be a whole number from 1 to 4096 (got 0)' });
     });
 
+    it('timeAttention with path \'streaming\': the fused kernel, timed; its scores one 64×64 tile whatever n is', () => {
+      for (const n of [1, 33, 200]) {
+        const t = attn.timeAttention({ n, d: 16, repeats: 2, path: 'streaming' });
+        assert.ok(Number.isFinite(t.seconds) && t.seconds > 0, `n ${n}: ${t.seconds}`);
+        assert.equal(t.attentionBytes, 4 * 64 * 64);
+        assert.ok(Number.isInteger(t.iterations) && t.iterations >= 1);
+      }
+      assert.equal(attn.timeAttention({ n: 8, path: 'explaining' }).attentionBytes, 4 * 8 * 8);
+      assert.throws(() => attn.timeAttention({ n: 4, path: 'flash' }), { message: 'path must be \'explaining\' or \'streaming\' (got "flash")' });
+      assert.throws(() => attn.timeAttention({ n: 4, path: 1 }), { message: "path must be a string such as 'streaming' (got 1)" });
+    });
+
     it('cost: crossover at n = 2·dModel and the dominant term', () => {
       const at = attn.cost({ n: 1536, dModel: 768, heads: 12 });
       assert.equal(at.crossoverN, 1536);

@@ -258,14 +258,16 @@ export class Labs {
   }
 
   /**
-   * Times the explaining attention path (every n×n matrix materialised) in the core on seeded
-   * random n×d inputs, with the monotonic clock behind steady_clock (performance.now() in a
-   * browser). seconds is per call: the fastest of `repeats` runs, each run as many back-to-back
-   * calls (iterations) as last ≥ 1 ms, so a coarse browser clock still gives a positive time. attentionBytes: one n×n float32 matrix, 4·n².
+   * Times attention in the core on seeded random n×d inputs, with the monotonic clock behind
+   * steady_clock (performance.now() in a browser): path 'explaining' (every n×n matrix
+   * materialised) or 'streaming' (the fused kernel's online softmax, one tile of scores held).
+   * seconds is per call: the fastest of `repeats` runs, each run as many back-to-back calls
+   * (iterations) as last ≥ 1 ms, so a coarse browser clock still gives a positive time.
+   * attentionBytes: the scores the path holds at once, in float32 (4·n², or the streaming tile's).
    * Blocks the thread while it runs; call it from a Worker or between frames.
-   * @param {{ n: number, d?: number, repeats?: number, seed?: number }} options
+   * @param {{ n: number, d?: number, repeats?: number, seed?: number, path?: 'explaining' | 'streaming' }} options
    *   n 1 to limits().maxTimingN; d 1 to maxCols (default 64); repeats 1 to maxTimingRepeats (default 1);
-   *   seed ≥ 0 (default 0).
+   *   seed ≥ 0 (default 0); path default 'explaining'.
    * @returns {{ seconds: number, attentionBytes: number, iterations: number }}
    */
   timeAttention(options) {
@@ -275,6 +277,7 @@ export class Labs {
       d: argument('d', () => toWhole(withDefault(o.d, 64), 'd')),
       repeats: argument('repeats', () => toWhole(withDefault(o.repeats, 1), 'repeats')),
       seed: argument('seed', () => toSeed(withDefault(o.seed, 0), this.#sizes)),
+      path: argument('path', () => toChoice(withDefault(o.path, 'explaining'), 'path', 'streaming')),
     }));
     return { seconds, attentionBytes, iterations };
   }

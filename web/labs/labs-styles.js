@@ -16,12 +16,15 @@ svg.chart { max-width: 100%; height: auto; background: var(--calc-cell); border-
 .series-unscaled { fill: light-dark(#d55e00, #e69f00); background: light-dark(#d55e00, #e69f00); }
 .series-scaled, svg.chart .point { fill: light-dark(#0072b2, #56b4e9); background: light-dark(#0072b2, #56b4e9); }
 svg.chart .fit { stroke: light-dark(#d55e00, #e69f00); }
+/* The cost lab's second series, the streaming kernel: bluish green, squares (chart.js). */
+svg.chart .point-streaming { fill: #009e73; }
+svg.chart .fit.fit-streaming { stroke: #009e73; }
 /* The √d_k lab's gradient chart: a median line over a translucent band of the middle half. */
 .median-line { fill: none; stroke-width: 2; }
 .median-line.series-unscaled { stroke: light-dark(#d55e00, #e69f00); }
 .median-line.series-scaled { stroke: light-dark(#0072b2, #56b4e9); }
 .quartile-band { fill-opacity: 0.2; stroke: none; }
-.gradient-chart .chart-label { paint-order: stroke; stroke: var(--calc-cell); stroke-width: 3px; stroke-linejoin: round; }
+svg.chart .chart-label { paint-order: stroke; stroke: var(--calc-cell); stroke-width: 3px; stroke-linejoin: round; }
 .gradient-swatch { vertical-align: -0.1em; margin-right: 0.2em; }
 .gradient-table-box { overflow-x: auto; }
 .gradient-table { font-size: 0.9em; }
@@ -172,7 +175,6 @@ svg.learned-map .cell-cursor { stroke: var(--calc-ink); stroke-width: 2; }
 .train-legend li { display: inline-flex; align-items: center; gap: 0.2em; }
 .loss-swatch { flex: none; }
 /* Labels over the lines keep a halo of the chart's background, so a line never cuts through them. */
-.loss-chart .chart-label { paint-order: stroke; stroke: var(--calc-cell); stroke-width: 3px; stroke-linejoin: round; }
 .train-summary { font-size: 0.9em; margin: 0.3em 0; }
 .train-table-box { max-width: 100%; overflow-x: auto; }
 .train-values table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 0.9em; }

@@ -1,15 +1,17 @@
 // Small SVG charts for the labs: rows of bars on one shared axis (histograms, softmax weights)
-// and a log-log scatter with a fitted line. Axes are labelled with units; text uses currentColor
+// here, and a log-log scatter with fitted lines (log-log-chart.js, which the cost lab's
+// measurement loads with itself), on the frame and axes defined here. Axes are labelled with units; text uses currentColor
 // so the charts follow the theme. Marks carry classes (series-…, point, fit) that labs-styles.js
 // colours per theme from the Okabe–Ito palette, which stays distinct under the common
 // colour-vision deficiencies, at 3:1 or more against the chart's background.
 import { svg } from '../../shared/dom.js';
 
-const W = 360, H = 200, LEFT = 48, RIGHT = 12, TOP = 14, BOTTOM = 40;
-const PLOT_W = W - LEFT - RIGHT, PLOT_H = H - TOP - BOTTOM;
+const W = 360, H = 200, RIGHT = 12, BOTTOM = 40;
+export const LEFT = 48, TOP = 14;
+export const PLOT_W = W - LEFT - RIGHT, PLOT_H = H - TOP - BOTTOM;
 
 /** A short number for an axis tick: 1200 → 1.2k, 0.25 → 0.25. */
-function tick(x) {
+export function tick(x) {
   const a = Math.abs(x);
   if (a >= 1e6) return `${+(x / 1e6).toPrecision(3)}M`;
   if (a >= 1e4) return `${+(x / 1e3).toPrecision(3)}k`;
@@ -18,7 +20,7 @@ function tick(x) {
   return `${+x.toPrecision(3)}`.replace('-', '−');
 }
 
-function frame(title, label, height = H) {
+export function frame(title, label, height = H) {
   const root = svg('svg', {
     xmlns: 'http://www.w3.org/2000/svg', viewBox: `0 0 ${W} ${height}`, width: W, height,
     role: 'img', 'aria-label': label, class: 'chart', 'font-family': 'system-ui, sans-serif', 'font-size': 10,
@@ -27,7 +29,7 @@ function frame(title, label, height = H) {
   return root;
 }
 
-function axes(root, { xLabel, yLabel }) {
+export function axes(root, { xLabel, yLabel }) {
   root.append(
     svg('line', { x1: LEFT, y1: TOP + PLOT_H, x2: LEFT + PLOT_W, y2: TOP + PLOT_H, stroke: 'currentColor', 'stroke-opacity': 0.5 }),
     svg('line', { x1: LEFT, y1: TOP, x2: LEFT, y2: TOP + PLOT_H, stroke: 'currentColor', 'stroke-opacity': 0.5 }),
@@ -92,38 +94,6 @@ export function sharedAxisBars({ series, lo, hi, yMax, xLabel, yLabel, title, la
     root.append(
       svg('line', { x1: X(x), x2: X(x), y1: base, y2: base + 3, stroke: 'currentColor', 'stroke-opacity': 0.5 }),
       svg('text', { x: X(x), y: base + 13, 'text-anchor': 'middle', fill: 'currentColor', text: tick(x) }));
-  }
-  return root;
-}
-
-/**
- * Points on log-log axes (both base 10 decades, or powers of two for x), with an optional fitted
- * line y = c·x^k drawn over [fit.from, fit.to].
- */
-export function logLogChart({ points, fit, xLabel, yLabel, title, label }) {
-  const root = frame(title, label);
-  const xs = points.map((p) => Math.log10(p.x)), ys = points.map((p) => Math.log10(p.y));
-  const x0 = Math.floor(Math.min(...xs) * 2) / 2, x1 = Math.ceil(Math.max(...xs) * 2) / 2 || x0 + 1;
-  const y0 = Math.floor(Math.min(...ys)), y1 = Math.max(Math.ceil(Math.max(...ys)), y0 + 1);
-  const X = (lx) => LEFT + ((lx - x0) / (x1 - x0 || 1)) * PLOT_W;
-  const Y = (ly) => TOP + PLOT_H - ((ly - y0) / (y1 - y0)) * PLOT_H;
-  axes(root, { xLabel, yLabel });
-  for (let e = y0; e <= y1; e++) {
-    root.append(
-      svg('line', { x1: LEFT, x2: LEFT + PLOT_W, y1: Y(e), y2: Y(e), stroke: 'currentColor', 'stroke-opacity': 0.12 }),
-      svg('text', { x: LEFT - 5, y: Y(e) + 3, 'text-anchor': 'end', fill: 'currentColor', text: tick(10 ** e) }));
-  }
-  for (const p of points) {
-    const lx = Math.log10(p.x);
-    root.append(svg('text', { x: X(lx), y: TOP + PLOT_H + 13, 'text-anchor': 'middle', fill: 'currentColor', text: tick(p.x) }));
-  }
-  if (fit) {
-    const a = Math.log10(fit.from), b = Math.log10(fit.to);
-    const at = (lx) => Math.log10(fit.coefficient) + fit.exponent * lx;
-    root.append(svg('line', { x1: X(a), y1: Y(at(a)), x2: X(b), y2: Y(at(b)), 'stroke-width': 2, 'stroke-dasharray': '5 3', class: 'fit' }));
-  }
-  for (const p of points) {
-    root.append(svg('circle', { cx: X(Math.log10(p.x)), cy: Y(Math.log10(p.y)), r: 3.5, class: 'point' }, svg('title', { text: p.title ?? `${p.x}: ${p.y}` })));
   }
   return root;
 }
