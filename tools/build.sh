@@ -2,7 +2,8 @@
 # Builds what the tests, the page and the widget need. Incremental: a second run with nothing
 # changed takes a few seconds.
 #   tools/build.sh           everything: native core and tests, wasm modules and tests, dist/
-#   tools/build.sh native    the native core and its doctest suite (build-native/)
+#   tools/build.sh native    the native core and its doctest suite (build-native/), and the native
+#                            benchmarks (attn_benchmarks: npm run bench, which `all` leaves out)
 #   tools/build.sh wasm      the WebAssembly modules and the wasm doctest suites (build-wasm/)
 #   tools/build.sh web       only what the page in web/ loads: the two modules and the typeset formulas (npm start)
 #   tools/build.sh dist      web, then dist/ (tools/dist.mjs)
@@ -23,10 +24,10 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # emcc needs Debian's node modules (acorn) for optimized links.
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 
-native=0 wasm_tests=0 web=0 dist=0 asan=0 fuzz=0 fixtures=0
+native=0 benchmarks=0 wasm_tests=0 web=0 dist=0 asan=0 fuzz=0 fixtures=0
 case $what in
   all) native=1 wasm_tests=1 web=1 dist=1 asan=1 fuzz=1 fixtures=1 ;;
-  native) native=1 ;;
+  native) native=1 benchmarks=1 ;;
   wasm) wasm_tests=1 web=1 ;;
   web) web=1 ;;
   dist) web=1 dist=1 ;;
@@ -74,6 +75,7 @@ timed "tokenizer and fixtures"
 if ((native)); then
   cmake -S . -B build-native -DCMAKE_BUILD_TYPE=Release "${strict[@]}" -DATTN_NATIVE_ARCH=ON >/dev/null
   cmake --build build-native -j"$jobs"
+  ((benchmarks)) && cmake --build build-native -j"$jobs" --target attn_benchmarks
   timed native
 fi
 

@@ -27,6 +27,17 @@ if(NOT EMSCRIPTEN)
   add_executable(attn_profile tools/bench/profile.cpp)
   target_link_libraries(attn_profile PRIVATE ${bench_core})
   target_compile_options(attn_profile PRIVATE ${ATTN_WARNINGS})
+  # Not in `all`, which npm test builds and never runs them: `tools/build.sh native` (npm run
+  # bench) builds them by this name.
+  set(benchmarks attn_bench_native attn_profile)
+  foreach(bench attn_bench_gpt2 attn_bench_gpt2_native)
+    if(TARGET ${bench})
+      list(APPEND benchmarks ${bench})
+    endif()
+  endforeach()
+  set_target_properties(${benchmarks} PROPERTIES EXCLUDE_FROM_ALL ON)
+  add_custom_target(attn_benchmarks)
+  add_dependencies(attn_benchmarks ${benchmarks})
 else()
   add_executable(attn_profile_wasm tools/bench/profile.cpp)
   target_link_libraries(attn_profile_wasm PRIVATE attn_core)
@@ -45,4 +56,7 @@ else()
     -sMAXIMUM_MEMORY=4GB -sEXIT_RUNTIME=1)
   set_target_properties(attn_bench_gpt2_wasm PROPERTIES OUTPUT_NAME attn_bench_gpt2
     RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bench")
+  # Not in `all`: the scripts that run them build them by name (tools/bench.mjs,
+  # tools/bench/gpt2-decode.mjs).
+  set_target_properties(attn_profile_wasm attn_bench_gpt2_wasm PROPERTIES EXCLUDE_FROM_ALL ON)
 endif()
