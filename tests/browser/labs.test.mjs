@@ -174,11 +174,22 @@ describe('the lesson labs', () => {
     assert.ok(points >= 4, `${points} points`);
     // The second series, the streaming kernel: a square a size, its own fitted slope, both n².
     assert.equal(await lab.locator('svg.chart rect.point-streaming').count(), points);
-    for (const path of ['explaining', 'streaming']) {
-      const slope = number(await lab.locator(`.slope-${path}`).textContent());
-      assert.ok(slope >= 1.5 && slope <= 2.5, `${path}: fitted slope ${slope}`);
-    }
     assert.equal(await lab.locator('table.timings tbody tr').count(), points);
+    // Each slope is the least-squares fit of log time on log n over the upper half of that
+    // path's sizes timed long enough, as the table gives them (3 significant digits). What the
+    // times are is the machine's: a loaded one bends the curve, so the slope is only bounded.
+    const rows = (await lab.locator('table.timings tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent))));
+    for (const [k, path] of ['explaining', 'streaming'].entries()) {
+      const timed = rows.filter((r) => !r[5].split('; ')[k].includes('not fitted'))
+        .map((r) => [Math.log(Number(r[0].replace(/,/g, ''))), Math.log(Number(r[1 + k]))]);
+      const upper = timed.slice(Math.floor(timed.length / 2));
+      const mean = (i) => upper.reduce((a, p) => a + p[i], 0) / upper.length;
+      const [mx, my] = [mean(0), mean(1)];
+      const fitted = upper.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0) / upper.reduce((a, [x]) => a + (x - mx) ** 2, 0);
+      const slope = number(await lab.locator(`.slope-${path}`).textContent());
+      assert.ok(Math.abs(slope - fitted) < 0.03, `${path}: the slope shown ${slope}, the table's fit ${fitted.toFixed(3)}`);
+      assert.ok(slope > 1 && slope < 4, `${path}: fitted slope ${slope}`);
+    }
     // The scores each path held at the largest n: n² floats against one 64×64 tile.
     const last = await lab.locator('table.timings tbody tr').last().locator('td').allTextContents();
     const n = Number(last[0].replace(/,/g, ''));
