@@ -340,7 +340,9 @@ export class AttentionCalcElement extends HTMLElementOrStandIn {
       const size = box ? [box.inlineSize, box.blockSize] : [entry.contentRect.width, entry.contentRect.height];
       const changed = this.#size !== null && (size[0] !== this.#size[0] || size[1] !== this.#size[1]);
       this.#size = size;
-      if (changed && this.#started) this.#emit('attention-calc-resize', { width: size[0], height: size[1] });
+      // Dispatched in the next frame, outside this callback: a host lays itself out in its
+      // handler (Reveal.layout()), which inside the callback would be a ResizeObserver loop.
+      if (changed && this.#started) requestAnimationFrame(() => this.#emit('attention-calc-resize', { width: size[0], height: size[1] }));
     });
     this.#resizeObserver.observe(this);
   }
