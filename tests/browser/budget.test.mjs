@@ -114,6 +114,14 @@ describe('every byte one embed transfers, gzip-compressed and with its headers, 
     assert.ok(sizes.total <= 150 * KB, `the full calculator transfers ${report(sizes)}`);
   });
 
+  // The cost lab's measurement and its log-log chart come with the first click on Measure.
+  test('panels="cost" fetches the cost lab, not its measurement', async () => {
+    const sizes = await transferred(env, { body: '<attention-calc panels="cost"></attention-calc>', shows: '.cost-lab .cost-table tbody tr' });
+    const paths = sizes.files.map(([p]) => p);
+    assert.ok(paths.some((p) => /^\/cost-/.test(p)), `the cost lab's chunk is recognised: ${paths.join(' ')}`);
+    assert.ok(!paths.some((p) => /^\/measure-/.test(p)), `the measurement is not fetched: ${paths.join(' ')}`);
+  });
+
   // The plot, the exporters and the labs' code and stylesheet load only with their panels.
   test('panels="weights" fetches no plot, exporter or lab', async () => {
     const sizes = await transferred(env, { body: '<attention-calc panels="weights"></attention-calc>' });
