@@ -175,14 +175,14 @@ describe('the lesson labs', () => {
     // The second series, the streaming kernel: a square a size, its own fitted slope, both n².
     assert.equal(await lab.locator('svg.chart rect.point-streaming').count(), points);
     assert.equal(await lab.locator('table.timings tbody tr').count(), points);
-    // Each slope is the least-squares fit of log time on log n over the upper half of that
-    // path's sizes timed long enough, as the table gives them (3 significant digits). What the
+    // Each slope is the least-squares fit of log time on log n over the upper half (at least
+    // three) of that path's sizes timed long enough, as the table gives them (3 significant digits). What the
     // times are is the machine's: a loaded one bends the curve, so the slope is only bounded.
     const rows = (await lab.locator('table.timings tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent))));
     for (const [k, path] of ['explaining', 'streaming'].entries()) {
       const timed = rows.filter((r) => !r[5].split('; ')[k].includes('not fitted'))
         .map((r) => [Math.log(Number(r[0].replace(/,/g, ''))), Math.log(Number(r[1 + k]))]);
-      const upper = timed.slice(Math.floor(timed.length / 2));
+      const upper = timed.slice(Math.max(0, Math.min(Math.floor(timed.length / 2), timed.length - 3)));
       const mean = (i) => upper.reduce((a, p) => a + p[i], 0) / upper.length;
       const [mx, my] = [mean(0), mean(1)];
       const fitted = upper.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0) / upper.reduce((a, [x]) => a + (x - mx) ** 2, 0);

@@ -14,7 +14,7 @@ const HEADS = [1, 2, 4, 6, 8, 12, 16, 20, 24, 32, 40, 64, 96];
 export const MEASURE = {
   d: 64,              // one head of GPT-2's size
   maxN: 2048,         // the explaining path's limit
-  budgetSeconds: 3,
+  budgetSeconds: 5,   // both paths' timings together
   clockTicks: 20,     // each size is timed over at least this many ticks of the clock
   sizeSeconds: 0.4,   // a short size repeats its timings for at most this long once one is long enough
 };
