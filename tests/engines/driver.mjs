@@ -20,7 +20,7 @@ export class Page {
   }
 
   /** Opens `url` and waits until `ready` (a function run in the page) returns true. */
-  async open(url, ready = () => document.body.dataset.ready !== undefined) {
+  async open(url, ready = () => document.body?.dataset.ready !== undefined) {
     this.engine.consoleErrors.length = 0;
     await this.engine.goto(url);
     await this.waitFor(ready);
