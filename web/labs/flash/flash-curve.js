@@ -8,6 +8,7 @@ const D = 64;            // one head of GPT-2's size, as the cost lab measures
 const TILE = 64;         // B: keys per tile, a typical FlashAttention tile
 const FIRST_N = 64;
 const BUDGET_MS = 1000;  // about a second of the page's time, one size per task so the page stays responsive
+const MIN_SIZES = 3;     // fewer points draw no curve, however long a busy machine takes over them
 const fmt = (x) => x.toLocaleString('en-US');
 
 // The chart's box, as widgets/chart.js draws its charts (that one draws a single series).
@@ -64,7 +65,7 @@ export class MemoryCurvePart {
       this.body);
   }
 
-  /** Runs n = 64, 128, … one size per task until about a second has passed; resolves once drawn. */
+  /** Runs n = 64, 128, … one size per task until about a second has passed (three sizes at least); resolves once drawn. */
   measure() {
     this.points = [];
     this.button.disabled = true;
@@ -79,7 +80,7 @@ export class MemoryCurvePart {
           this.onError(error.message);
         }
         const elapsed = performance.now() - started;
-        if (n * 2 <= maxN && elapsed < BUDGET_MS) setTimeout(() => next(n * 2));
+        if (n * 2 <= maxN && (this.points.length < MIN_SIZES || elapsed < BUDGET_MS)) setTimeout(() => next(n * 2));
         else {
           this.#draw(n * 2 <= maxN ? 'time' : 'limit', elapsed);
           this.button.disabled = false;
@@ -104,7 +105,7 @@ export class MemoryCurvePart {
         cell(p.fullPeakFloats, `n = ${fmt(p.n)}, plain path, floats`), cell(p.peakFloats, `n = ${fmt(p.n)}, tiled path, floats`),
         h('td', { text: `${(p.fullPeakFloats / p.peakFloats).toFixed(1)}×` })))));
     const why = stoppedBy === 'time'
-      ? `It stops at n = ${fmt(last.n)}: about a second had passed (${Math.round(elapsed)} ms), and n = ${fmt(last.n * 2)} would take about four times as long as n = ${fmt(last.n)}, the plain path’s n² · d multiplications.`
+      ? `It stops at n = ${fmt(last.n)}: ${Math.round(elapsed)} ms had passed, past the second it is given, and n = ${fmt(last.n * 2)} would take about four times as long as n = ${fmt(last.n)}, the plain path’s n² · d multiplications.`
       : `It stops at n = ${fmt(last.n)}, the longest the core runs here (${Math.round(elapsed)} ms for the whole curve): at n = ${fmt(2 * last.n)} the plain path’s n² scores alone would be ${fmt((2 * last.n) ** 2 * 4 / 2 ** 20)} MiB.`;
     this.body.replaceChildren(
       h('figure', { class: 'chart-figure' }, h('figcaption', {}, h('span', {}, h('strong', { text: 'Floats held at once' }), `: the plain path against tiles of B = ${TILE}, d = ${D}`)), curveChart(points)),
