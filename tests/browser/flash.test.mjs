@@ -183,6 +183,9 @@ describe('the flash lab', () => {
     // B typed: off the range, refused in words in place; in range, taken.
     await tabTo('Tile size B, exact value');
     await page.keyboard.press('Control+A');
+    await page.keyboard.type('-1', { delay: 60 });
+    assert.equal(await lab().locator('.slider-message').first().textContent(), 'Tile size B must be a whole number from 1 to 5', 'told as typed');
+    await page.keyboard.press('Control+A');
     await page.keyboard.type('9');
     await page.keyboard.press('Enter');
     assert.equal(await lab().locator('.slider-message').first().textContent(), 'Tile size B must be a whole number from 1 to 5');
@@ -215,7 +218,7 @@ describe('the flash lab', () => {
     await curve.getByRole('button', { name: 'Measure the memory curve' }).press('Enter');
     await stop.waitFor({ timeout: 30_000 });
     const shown = await curve.locator('table[data-matrix="curve"] tbody tr').evaluateAll((trs) => trs.map((tr) => [Number(tr.dataset.n), ...[...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value))]));
-    assert.ok(shown.length >= 3, `at least n = 64 … 256 in a second: ${shown.length} sizes`);
+    assert.ok(shown.length >= 3, `at least n = 64 … 256, however long they take: ${shown.length} sizes`);
     assert.deepEqual(shown.map(([n]) => n), shown.map((_, i) => 64 * 2 ** i));
     const e = await page.evaluate(async (ns) => {
       const { loadAttention } = await import('./attention.js');
@@ -338,7 +341,7 @@ describe('the flash lab from dist/, embedded alone', { skip: !existsSync(DIST) &
       // The memory curve, measured by the same module.
       await lab.getByRole('button', { name: 'Measure the memory curve' }).press('Enter');
       await lab.locator('.flash-curve-stop').waitFor({ timeout: 30_000 });
-      assert.ok(await lab.locator('table[data-matrix="curve"] tbody tr').count() >= 3);
+      assert.ok(await lab.locator('table[data-matrix="curve"] tbody tr').count() >= 3, 'three sizes at least');
     });
   });
 });

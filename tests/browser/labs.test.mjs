@@ -49,7 +49,17 @@ describe('the lesson labs', () => {
     assert.equal(await lab.getByRole('slider', { name: 'dₖ (length of q and k)' }).getAttribute('aria-valuetext'), '1');
     await lab.getByLabel('dₖ (length of q and k), exact value').fill('5000');
     await lab.getByLabel('dₖ (length of q and k), exact value').press('Enter');
-    assert.match(await lab.locator('.slider-message').textContent(), /whole number from 1 to 1024/);
+    assert.match(await lab.locator('.slider-message').textContent(), /whole number from 1 to 1,024/);
+    // Typed key by key, "-1" is told before Enter or leaving the box; "1" alone clears the message.
+    const exact = lab.getByLabel('dₖ (length of q and k), exact value');
+    await exact.fill('');
+    await exact.pressSequentially('-1', { delay: 60 });
+    assert.match(await lab.locator('.slider-message').textContent(), /whole number from 1 to 1,024/);
+    assert.equal(await exact.getAttribute('aria-invalid'), 'true');
+    await exact.press('Backspace');
+    await exact.press('Backspace');
+    await exact.pressSequentially('1', { delay: 60 });
+    assert.equal(await lab.locator('.slider-message').textContent(), '');
     assert.equal(await stat('pairs'), 10000);
     assert.deepEqual(problems, []);
   });

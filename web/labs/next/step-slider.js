@@ -16,7 +16,7 @@ export class StepSlider {
     this.onChange = onChange;
     this.range = h('input', { type: 'range', min: 0, step: 1, 'aria-label': label, on: { input: () => this.#pick(this.values[Number(this.range.value)]) } });
     this.output = h('output', { class: 'slider-value' });
-    this.box = exact ? h('input', { type: 'number', min: 1, step: 1, class: 'slider-exact', 'aria-label': `${label}, exact value`, on: { change: () => this.#typed() } }) : null;
+    this.box = exact ? h('input', { type: 'number', min: 1, step: 1, class: 'slider-exact', 'aria-label': `${label}, exact value`, on: { input: () => this.#typed({ apply: false }), change: () => this.#typed() } }) : null;
     this.message = h('span', { class: 'slider-message', role: 'alert' });
     this.element = h('span', { class: 'slider' }, h('label', {}, h('span', { class: 'slider-label', text: label }), this.range), this.output, this.box, this.message);
     this.show(values, value);
@@ -42,13 +42,16 @@ export class StepSlider {
     this.onChange(value);
   }
 
-  #typed() {
+  // On each key an out-of-range value is told at once (an empty box only once the learner
+  // leaves it); a good one is applied on Enter or leaving.
+  #typed({ apply = true } = {}) {
     const value = Number(this.box.value), max = this.values.at(-1);
-    if (this.box.value === '' || !Number.isInteger(value) || value < 1 || value > max) {
+    if (this.box.value === '' ? apply : !Number.isInteger(value) || value < 1 || value > max) {
       this.message.textContent = `${this.label} must be a whole number from 1 to ${max}`;
       this.box.setAttribute('aria-invalid', 'true');
-      return;
+    } else if (this.box.value !== '') {
+      if (apply) this.#pick(value);
+      else { this.message.textContent = ''; this.box.removeAttribute('aria-invalid'); }
     }
-    this.#pick(value);
   }
 }

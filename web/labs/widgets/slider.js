@@ -35,7 +35,8 @@ export class Slider {
     this.output = h('output', { class: 'slider-value' });
     this.box = exact ? h('input', {
       type: 'number', min: values[0], max: values.at(-1), step: 1, class: 'slider-exact', 'aria-label': `${label}, exact value`,
-      on: { change: () => this.#typed() },
+      // Checked as it is typed, so an out-of-range value is told at once; applied on Enter or leaving.
+      on: { input: () => this.#check(), change: () => this.#typed() },
     }) : null;
     this.message = h('span', { class: 'slider-message', role: 'alert' });
     this.element = h('span', { class: 'slider' },
@@ -65,16 +66,26 @@ export class Slider {
     this.onChange(x);
   }
 
-  #typed() {
-    const x = Number(this.box.value);
+  // The typed value if it is allowed, else null with the message shown; an empty box (a lone
+  // "-" reads as empty) is told only once the learner leaves it.
+  #check({ empty = false } = {}) {
+    const text = this.box.value, x = Number(text);
     const lo = this.values[0], hi = this.values.at(-1);
-    if (!Number.isInteger(x) || x < lo || x > hi) {
-      this.message.textContent = `${this.range.getAttribute('aria-label')} must be a whole number from ${lo} to ${hi}`;
-      this.box.setAttribute('aria-invalid', 'true');
-      return;
+    if (text !== '' && Number.isInteger(x) && x >= lo && x <= hi) {
+      this.message.textContent = '';
+      this.box.removeAttribute('aria-invalid');
+      return x;
     }
-    this.message.textContent = '';
-    this.box.removeAttribute('aria-invalid');
-    this.#set(x);
+    if (text !== '' || empty) {
+      const name = this.range.getAttribute('aria-label'), write = (v) => v.toLocaleString('en-US');
+      this.message.textContent = `${name} must be a whole number from ${write(lo)} to ${write(hi)}`;
+      this.box.setAttribute('aria-invalid', 'true');
+    }
+    return null;
+  }
+
+  #typed() {
+    const x = this.#check({ empty: true });
+    if (x !== null) this.#set(x);
   }
 }
