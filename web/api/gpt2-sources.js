@@ -104,56 +104,21 @@ function syncHandleSource(access) {
   };
 }
 
-// A File's slices, read one after another: the file never sits in memory whole. Where the
-// engine's Blob streams take a reader's own buffer (Chromium, Firefox), one 8 MiB buffer is
-// filled again and again: a fresh ArrayBuffer per slice left GPT-2 small's 548 MB as some 180 MB
-// of garbage that the tab still held at the first heatmaps.
+// A File's slices, read one after another: the file never sits in memory whole.
 function blobSource(blob) {
   const bytesOf = async (begin, end) => new Uint8Array(await blob.slice(begin, end).arrayBuffer());
-  const SLICE = 8 * MEBIBYTE;
-  const changed = (at, asked, got) => new Error(`the file changed or could not be read: ${asked} bytes asked for at byte ${at}, ${got} read`);
-  let buffer = null; // the reused buffer, handed back by each read (a read detaches the one it is given)
-  const byobReader = (begin, end) => {
-    try {
-      return blob.slice(begin, end).stream().getReader({ mode: 'byob' });
-    } catch {
-      return null; // not a byte stream here: read slices
-    }
-  };
   return {
     async header() {
       const length = headerLength(await bytesOf(0, 8), blob.size);
       return { size: blob.size, header: await bytesOf(8, 8 + length) };
     },
     async read(begin, end, onChunk, signal) {
-      const reader = byobReader(begin, end);
-      if (!reader) {
-        for (let at = begin; at < end; at += SLICE) {
-          signal?.throwIfAborted();
-          const stop = Math.min(end, at + SLICE);
-          const bytes = await bytesOf(at, stop);
-          if (bytes.length !== stop - at) throw changed(at, stop - at, bytes.length);
-          onChunk(at, bytes);
-        }
-        return;
-      }
-      try {
-        for (let at = begin; at < end;) {
-          signal?.throwIfAborted();
-          const want = Math.min(SLICE, end - at);
-          if (!buffer?.byteLength) buffer = new ArrayBuffer(SLICE); // none yet, or left detached by a failed read
-          let filled = 0;
-          while (filled < want) {
-            const { done, value } = await reader.read(new Uint8Array(buffer, filled, want - filled));
-            buffer = value?.buffer ?? null;
-            if (done) throw changed(at, want, filled);
-            filled += value.length;
-          }
-          onChunk(at, new Uint8Array(buffer, 0, want)); // read before the next fill: onRead's bytes are the call's
-          at += want;
-        }
-      } finally {
-        reader.cancel().catch(() => {});
+      for (let at = begin; at < end; at += 8 * MEBIBYTE) {
+        signal?.throwIfAborted();
+        const stop = Math.min(end, at + 8 * MEBIBYTE);
+        const bytes = await bytesOf(at, stop);
+        if (bytes.length !== stop - at) throw new Error(`the file changed or could not be read: ${stop - at} bytes asked for at byte ${at}, ${bytes.length} read`);
+        onChunk(at, bytes);
       }
     },
   };
