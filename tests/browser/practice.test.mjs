@@ -207,6 +207,23 @@ describe('practice mode', () => {
     assert.equal(await focused(), 'Your output row 1 column 1');
   });
 
+  it('marking a cell right or wrong moves nothing: the mark\'s thicker border takes its pixel from the padding', async () => {
+    const { page, problems, calc } = await open();
+    await practise(calc);
+    const score = cell(calc, 'scores', 0, 2);
+    await score.waitFor();
+    const boxes = () => score.locator('xpath=ancestor::figure[1]').evaluate((f) => [...f.querySelectorAll('table, input')].map((e) => JSON.stringify(e.getBoundingClientRect())));
+    const unmarked = await boxes();
+    const value = (await coreResult(page, await inputsOf(calc))).scores[0][2];
+    for (const [typed, mark] of [[String(Number(value.toFixed(3)) + 5), 'wrong'], [String(Number(value.toFixed(3))), 'right']]) {
+      await score.fill(typed);
+      await score.press('Enter');
+      await page.waitForFunction(([m]) => document.querySelector('#calculator').shadowRoot.querySelector('[aria-label="Your scores row 1 column 3"]').classList.contains(m), [mark]);
+      assert.deepEqual(await boxes(), unmarked, `marked ${mark}`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
   it('by touch at 390 px, the "Change sign" key makes the number in a Q cell, a practice cell and a lab cell negative, keeps focus there, and the number is used', async () => {
     const { context, page, problems } = await openPage(env.browser, { contextOptions: { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } });
     track(context);

@@ -256,9 +256,11 @@ svg.plot .value-point circle:last-of-type { fill: var(--calc-accent); stroke: va
 .practice .cell-message { min-height: 0; }
 .practice-progress.done { color: var(--calc-pass); font-weight: 600; }
 /* A mark besides the colour: a right entry has a solid green border, a wrong one a dashed red one.
-   The grid tints a cell with aria-invalid="true"; a right one has aria-invalid="false". */
+   The grid tints a cell with aria-invalid="true"; a right one has aria-invalid="false".
+   Its padding gives back the border's extra pixel, so marking a cell moves nothing around it. */
 .input-matrix input.right, .input-matrix input.carried { border: 2px solid var(--calc-pass); background: var(--calc-paper); }
 .input-matrix input.wrong { border: 2px dashed var(--calc-error); }
+.input-matrix input.right, .input-matrix input.carried, .input-matrix input.wrong { padding: calc(0.3em - 1px) calc(0.4em - 1px); }
 .input-matrix input.given { color: var(--calc-muted); background: var(--calc-cell); }
 .practice-verdict, .practice-detail { font-size: 0.9em; overflow-wrap: anywhere; }
 .practice-verdict.wrong { color: var(--calc-error); }
