@@ -22,6 +22,7 @@ import { coursePage, servedWeb } from './served.mjs';
 const FIXTURES = fileURLToPath(new URL('../../build-fixtures/gpt2/', import.meta.url));
 const MODEL = `${FIXTURES}d64-f32/model.safetensors`;
 const CONFIG = `${FIXTURES}d64-f32/config.json`;
+const MODEL_BF16 = `${FIXTURES}d64-bf16/model.safetensors`; // the same model in bfloat16, half the bytes
 const PANEL = 'Exercise 4: look inside GPT-2';
 const LAST = 2; // the fixture has 3 layers: the panel starts at layer 5, or the last layer
 
@@ -378,6 +379,60 @@ describe('the GPT-2 panel (exercise 4)', () => {
     await waitForHeads();
     assert.match(await store.textContent(), /^Opened from this browser’s storage.*: model\.safetensors, kept/);
     assert.equal(files.requests, 0);
+    assert.deepEqual(problems, []);
+  });
+
+  it('a picked file is copied into storage once its first heatmaps are up, not while it is read; the copy opens as the same model; a second file picked meanwhile is the one kept', async () => {
+    // What the worker does, in order: the first run's heatmaps sent, storage written, the copy said kept.
+    const watch = () => {
+      self.order = [];
+      const post = self.postMessage.bind(self);
+      self.postMessage = (message, transfer) => {
+        if (message?.value?.layer) self.order.push('heatmaps');
+        if (message?.kept) self.order.push('kept');
+        return post(message, transfer);
+      };
+      const write = FileSystemSyncAccessHandle.prototype.write;
+      FileSystemSyncAccessHandle.prototype.write = function (...args) {
+        if (self.order.at(-1) !== 'write') self.order.push('write');
+        return write.apply(this, args);
+      };
+    };
+    const worker = new Promise((resolve) => page.once('worker', (w) => w.evaluate(watch).then(() => resolve(w))));
+    await open();
+    const w = await worker;
+    await pick();
+    await waitForHeads();
+    const store = lab().locator('.gpt2-store-text');
+    await store.filter({ hasText: 'Kept in this browser’s storage' }).waitFor();
+    assert.deepEqual((await w.evaluate(() => self.order)).slice(0, 3), ['heatmaps', 'write', 'kept']);
+
+    // The copy, read after a reload, is the same model.
+    await open();
+    await waitForHeads();
+    assert.match(await store.textContent(), /^Opened from this browser’s storage.*: model\.safetensors, kept/);
+    await assertLayer(model.run(GPT2_SENTENCE), LAST);
+
+    // Two files picked one after the other, the second before the first is copied: the second is kept.
+    await lab().getByRole('button', { name: 'Forget the stored model' }).click();
+    await store.filter({ hasText: 'Forgot the stored model' }).waitFor();
+    await lab().locator('input[type=file]').setInputFiles([MODEL, CONFIG]);
+    await lab().locator('input[type=file]').setInputFiles([MODEL_BF16, CONFIG]);
+    // The first file's copy may be said kept before the second is open: wait for the second's.
+    const storedNow = () => page.evaluate(async () => {
+      const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('attention-calc-gpt2');
+      const names = [];
+      for await (const name of dir.keys()) names.push(name);
+      const meta = await dir.getFileHandle('model.json').then((f) => f.getFile()).then((f) => f.text()).then(JSON.parse, () => null);
+      return { names: names.sort(), meta };
+    });
+    let stored;
+    for (const started = Date.now(); Date.now() - started < 30_000; await page.waitForTimeout(100)) {
+      stored = await storedNow();
+      if (stored.meta?.size === statSync(MODEL_BF16).size && /^Kept in this browser’s storage/.test(await store.textContent())) break;
+    }
+    assert.equal(stored.meta?.size, statSync(MODEL_BF16).size, 'the bfloat16 file, picked second, is kept');
+    assert.deepEqual(stored.names, [stored.meta.file, 'model.json'].sort(), 'one copy and its description, nothing half written');
     assert.deepEqual(problems, []);
   });
 

@@ -31,15 +31,42 @@ const aborts = new Map(); // open's id → its AbortController
 
 const post = (message, transfer) => self.postMessage(message, transfer ?? []);
 
-// The copy the last open kept, finished (flushed, described, the older copy deleted) once the first
-// run after the open has answered: those steps hold this thread for about 0.2 s, and the first
-// heatmaps come first. Any other message finishes it before it is handled; { kept } tells the page.
-let keptLater = null;
+// The copy the last open kept, finished once the first run after the open has answered, so that
+// the first heatmaps come first: a File is read again then and written (writing its 548 MB into
+// storage while reading it held the first heatmaps back by about 1.3 s), a download was written as
+// it came; then flushed, described, the older copy deleted. { kept } tells the page. Runs, tokens
+// and generation do not wait for it; a look at the storage does, and a new open or forget stops it.
+let keptLater = null; // { keeper, file }: the copy to finish, once started
+let keeping = null;   // { abort, done }: the copy being finished
 function finishKeeping() {
-  const keeper = keptLater;
-  keptLater = null;
-  return keeper ? keeper.finish().then((kept) => post({ kept })) : Promise.resolve();
+  if (keptLater) {
+    const { keeper, file } = keptLater;
+    keptLater = null;
+    const abort = new AbortController();
+    const done = (async () => {
+      try {
+        if (file) await keeper.copy(file, abort.signal);
+      } catch (error) {
+        await keeper.abandon();
+        if (!abort.signal.aborted) post({ kept: { error: `the file could not be read again to keep it (${error.message})` } });
+        return;
+      }
+      post({ kept: await keeper.finish() });
+    })().finally(() => { keeping = null; });
+    keeping = { abort, done };
+  }
+  return keeping?.done ?? Promise.resolve();
 }
+
+// The copy dropped: a new open keeps its own, a forget wants none.
+function stopKeeping() {
+  const later = keptLater;
+  keptLater = null;
+  keeping?.abort.abort();
+  return Promise.all([later?.keeper.abandon(), keeping?.done]);
+}
+
+const NOT_WAITING = new Set(['run', 'token', 'generate']);
 
 self.onmessage = ({ data }) => {
   if (data.abort !== undefined) {
@@ -47,7 +74,10 @@ self.onmessage = ({ data }) => {
     return;
   }
   // Opens run alongside runs, so a run answers while a new file is read.
-  const ready = data.type === 'run' ? Promise.resolve() : finishKeeping();
+  let ready;
+  if (NOT_WAITING.has(data.type)) ready = Promise.resolve();
+  else if (data.type === 'open' || data.type === 'forget') ready = stopKeeping();
+  else ready = finishKeeping();
   ready.then(() => handle(data)).then(
     ({ value, transfer }) => {
       post({ id: data.id, value }, transfer);
@@ -99,11 +129,13 @@ async function open({ id, baseUrl, build, config }, source, { keep, name }) {
     });
     const env = { core: () => core };
     if (keep) keeper = await startKeeping({ name, source: typeof source === 'string' ? source : null, config });
+    // A File is copied once the first heatmaps are shown (finishKeeping): now only its pieces are noted.
+    const file = keeper && typeof Blob !== 'undefined' && source instanceof Blob ? source : null;
     const opened = await openFlatGpt2(env, source, {
       signal: abort.signal,
       config,
       onProgress: (loaded, total) => progress(id, loaded, total),
-      onRead: keeper ? (offset, bytes, size) => keeper.write(offset, bytes, size) : undefined,
+      onRead: keeper ? (offset, bytes, size) => (file ? keeper.note(offset, bytes.length) : keeper.write(offset, bytes, size)) : undefined,
     });
     // The new model replaces the open one only once it is whole: a failed open keeps the last.
     model?.dispose();
@@ -115,7 +147,7 @@ async function open({ id, baseUrl, build, config }, source, { keep, name }) {
       kept = await keeper.finish();
     } else if (keeper) {
       kept = { pending: true };
-      keptLater = keeper;
+      keptLater = { keeper, file };
       setTimeout(finishKeeping, 3000);
     }
     keeper = null;
