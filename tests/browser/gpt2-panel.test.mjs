@@ -392,11 +392,14 @@ describe('the GPT-2 panel (exercise 4)', () => {
         if (message?.kept) self.order.push('kept');
         return post(message, transfer);
       };
-      const write = FileSystemSyncAccessHandle.prototype.write;
-      FileSystemSyncAccessHandle.prototype.write = function (...args) {
-        if (self.order.at(-1) !== 'write') self.order.push('write');
-        return write.apply(this, args);
-      };
+      // Both ways of writing: a sync access handle's, and a writable stream's (the browser copies a File itself).
+      for (const proto of [FileSystemSyncAccessHandle.prototype, FileSystemWritableFileStream.prototype]) {
+        const write = proto.write;
+        proto.write = function (...args) {
+          if (self.order.at(-1) !== 'write') self.order.push('write');
+          return write.apply(this, args);
+        };
+      }
     };
     const worker = new Promise((resolve) => page.once('worker', (w) => w.evaluate(watch).then(() => resolve(w))));
     await open();
@@ -438,7 +441,10 @@ describe('the GPT-2 panel (exercise 4)', () => {
 
   it('storage that is full or refused is said, and the model stays open in the tab', async () => {
     for (const [label, patch, said] of [
-      ['full', () => { FileSystemSyncAccessHandle.prototype.write = () => { throw new DOMException('The quota has been exceeded.', 'QuotaExceededError'); }; },
+      ['full', () => {
+        FileSystemSyncAccessHandle.prototype.write = () => { throw new DOMException('The quota has been exceeded.', 'QuotaExceededError'); };
+        FileSystemWritableFileStream.prototype.write = () => Promise.reject(new DOMException('The quota has been exceeded.', 'QuotaExceededError'));
+      },
         'Not kept in this browser’s storage: the browser’s storage is full. GPT-2 stays open in this tab; after a reload, open the file again.'],
       ['refused', () => { StorageManager.prototype.getDirectory = () => Promise.reject(new DOMException('Access denied.', 'SecurityError')); },
         'Not kept in this browser’s storage: this browser refused its storage (Access denied.); a private window refuses it. GPT-2 stays open in this tab; after a reload, open the file again.'],

@@ -32,10 +32,11 @@ const aborts = new Map(); // open's id → its AbortController
 const post = (message, transfer) => self.postMessage(message, transfer ?? []);
 
 // The copy the last open kept, finished once the first run after the open has answered, so that
-// the first heatmaps come first: a File is read again then and written (writing its 548 MB into
-// storage while reading it held the first heatmaps back by about 1.3 s), a download was written as
-// it came; then flushed, described, the older copy deleted. { kept } tells the page. Runs, tokens
-// and generation do not wait for it; a look at the storage does, and a new open or forget stops it.
+// the first heatmaps come first: a File is copied then, its pieces the open read (writing its
+// 548 MB into storage while reading it held the first heatmaps back by about 1.4 s), a download was
+// written as it came; then flushed, described, the older copy deleted. { kept } tells the page.
+// Runs, tokens and generation do not wait for it; a look at the storage does, and a new open or
+// Forget stops it.
 let keptLater = null; // { keeper, file }: the copy to finish, once started
 let keeping = null;   // { abort, done }: the copy being finished
 function finishKeeping() {
