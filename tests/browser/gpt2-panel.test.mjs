@@ -439,13 +439,16 @@ describe('the GPT-2 panel (exercise 4)', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('storage that is full or refused is said, and the model stays open in the tab', async () => {
+  it('storage that is full or refused, or a file that can no longer be read for its copy, is said, and the model stays open in the tab', async () => {
     for (const [label, patch, said] of [
       ['full', () => {
         FileSystemSyncAccessHandle.prototype.write = () => { throw new DOMException('The quota has been exceeded.', 'QuotaExceededError'); };
         FileSystemWritableFileStream.prototype.write = () => Promise.reject(new DOMException('The quota has been exceeded.', 'QuotaExceededError'));
       },
         'Not kept in this browser’s storage: the browser’s storage is full. GPT-2 stays open in this tab; after a reload, open the file again.'],
+      // The picked File no longer readable when the browser copies it, after the first heatmaps.
+      ['unreadable', () => { FileSystemWritableFileStream.prototype.write = () => Promise.reject(new DOMException('The file could not be read.', 'NotReadableError')); },
+        'Not kept in this browser’s storage: the file could not be read again to keep it (The file could not be read.). GPT-2 stays open in this tab; after a reload, open the file again.'],
       ['refused', () => { StorageManager.prototype.getDirectory = () => Promise.reject(new DOMException('Access denied.', 'SecurityError')); },
         'Not kept in this browser’s storage: this browser refused its storage (Access denied.); a private window refuses it. GPT-2 stays open in this tab; after a reload, open the file again.'],
     ]) {
@@ -455,6 +458,8 @@ describe('the GPT-2 panel (exercise 4)', () => {
       await pick();
       await waitForHeads();
       await assertLayer(model.run(GPT2_SENTENCE), LAST);
+      // A File's copy is written after the first heatmaps: what became of it is said a moment later.
+      await lab().locator('.gpt2-store-text').filter({ hasText: /^Not kept/ }).waitFor({ timeout: 20_000 }).catch(() => {});
       assert.equal(await lab().locator('.gpt2-store-text').textContent(), said, label);
       assert.ok(await lab().getByRole('button', { name: 'Forget the stored model' }).isHidden(), label);
     }

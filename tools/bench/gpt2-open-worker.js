@@ -66,8 +66,8 @@ const steps = {
     const kept = await keeper.finish();
     return { ms: now() - t, written, finish: now() - t - written, error: kept.error };
   },
-  // What the panel does: open, noting the pieces read, then (once the first heatmaps are up) read
-  // them again from the File and write them to storage.
+  // What the panel does: open, noting the pieces read, then (once the first heatmaps are up) have
+  // the browser write those pieces of the File to storage (keeper.copy).
   async openKeep({ file }) {
     model?.dispose();
     await forgetStored();

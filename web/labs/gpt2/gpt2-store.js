@@ -141,8 +141,9 @@ export async function startKeeping({ name, source, config }) {
           copied = true;
         } catch (e) {
           await writable?.abort().catch(() => {});
-          if (signal?.aborted || !isQuota(e)) throw e;
-          error = storageError('the browser’s storage is full', e);
+          // The File gone or changed is the caller's to say; the storage's own failures, finish()'s.
+          if (signal?.aborted || e?.name === 'NotReadableError' || e?.name === 'NotFoundError') throw e;
+          error = storageError(isQuota(e) ? 'the browser’s storage is full' : `the browser’s storage could not be written (${e.message})`, e);
         }
         return;
       }
