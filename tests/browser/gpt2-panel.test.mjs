@@ -426,7 +426,8 @@ describe('the GPT-2 panel (exercise 4)', () => {
       const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('attention-calc-gpt2');
       const names = [];
       for await (const name of dir.keys()) names.push(name);
-      const meta = await dir.getFileHandle('model.json').then((f) => f.getFile()).then((f) => f.text()).then(JSON.parse, () => null);
+      // null while model.json is missing or being written (the page reads it beside the worker).
+      const meta = await dir.getFileHandle('model.json').then((f) => f.getFile()).then((f) => f.text()).then((text) => JSON.parse(text)).catch(() => null);
       return { names: names.sort(), meta };
     });
     let stored;
@@ -436,6 +437,21 @@ describe('the GPT-2 panel (exercise 4)', () => {
     }
     assert.equal(stored.meta?.size, statSync(MODEL_BF16).size, 'the bfloat16 file, picked second, is kept');
     assert.deepEqual(stored.names, [stored.meta.file, 'model.json'].sort(), 'one copy and its description, nothing half written');
+    assert.deepEqual(problems, []);
+  });
+
+  it('where the browser cannot write a File itself (no createWritable), the copy is read back in slices and opens as the same model', async () => {
+    const patched = new Promise((resolve) => page.once('worker', (worker) => resolve(worker.evaluate(() => { delete FileSystemFileHandle.prototype.createWritable; }))));
+    await open();
+    await patched;
+    await pick();
+    await waitForHeads();
+    const store = lab().locator('.gpt2-store-text');
+    await store.filter({ hasText: 'Kept in this browser’s storage' }).waitFor();
+    await open();
+    await waitForHeads();
+    assert.match(await store.textContent(), /^Opened from this browser’s storage.*: model\.safetensors, kept/);
+    await assertLayer(model.run(GPT2_SENTENCE), LAST);
     assert.deepEqual(problems, []);
   });
 

@@ -31,6 +31,8 @@ function storageError(message, cause) {
 }
 
 const isQuota = (error) => error?.name === 'QuotaExceededError' || /quota|space/i.test(error?.message ?? '');
+// A failed write, in the learner's words.
+const writeError = (e) => storageError(isQuota(e) ? 'the browser’s storage is full' : `the browser’s storage could not be written (${e.message})`, e);
 
 /** What is stored: { file, name, source, size, bytes, config, savedAt }, or null. */
 export async function storedModel() {
@@ -88,7 +90,7 @@ export async function startKeeping({ name, source, config }) {
     handle = await dir.getFileHandle(file, { create: true });
     access = await handle.createSyncAccessHandle();
   } catch (e) {
-    error = e.name === 'StorageError' ? e : storageError(isQuota(e) ? 'the browser’s storage is full' : `the browser’s storage could not be written (${e.message})`, e);
+    error = e.name === 'StorageError' ? e : writeError(e);
   }
   const close = () => {
     try { access?.close(); } catch { /* already closed */ }
@@ -111,7 +113,7 @@ export async function startKeeping({ name, source, config }) {
         if (written !== piece.length) throw new DOMException(`${written} of ${piece.length} bytes written`, 'QuotaExceededError');
         bytes += written;
       } catch (e) {
-        error = storageError(isQuota(e) ? 'the browser’s storage is full' : `the browser’s storage could not be written (${e.message})`, e);
+        error = writeError(e);
         close();
       }
     },
@@ -143,15 +145,16 @@ export async function startKeeping({ name, source, config }) {
           await writable?.abort().catch(() => {});
           // The File gone or changed is the caller's to say; the storage's own failures, finish()'s.
           if (signal?.aborted || e?.name === 'NotReadableError' || e?.name === 'NotFoundError') throw e;
-          error = storageError(isQuota(e) ? 'the browser’s storage is full' : `the browser’s storage could not be written (${e.message})`, e);
+          error = writeError(e);
         }
         return;
       }
       for (const [begin, end] of noted) {
         for (let at = begin; at < end && access; at += COPY_SLICE) {
           signal?.throwIfAborted();
-          const piece = new Uint8Array(await file.slice(at, Math.min(end, at + COPY_SLICE)).arrayBuffer());
-          if (piece.length !== Math.min(end, at + COPY_SLICE) - at) throw new Error('the file changed since it was opened');
+          const stop = Math.min(end, at + COPY_SLICE);
+          const piece = new Uint8Array(await file.slice(at, stop).arrayBuffer());
+          if (piece.length !== stop - at) throw new Error('the file changed since it was opened');
           this.write(at, piece, size);
         }
       }
@@ -169,7 +172,7 @@ export async function startKeeping({ name, source, config }) {
           for await (const entry of dir.keys()) if (entry !== file && entry !== META) await dir.removeEntry(entry).catch(() => {});
           return { bytes, meta };
         } catch (e) {
-          error = storageError(isQuota(e) ? 'the browser’s storage is full' : `the browser’s storage could not be written (${e.message})`, e);
+          error = writeError(e);
         }
       }
       await drop();
