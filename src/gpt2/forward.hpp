@@ -11,7 +11,7 @@
 //   activations   ≈ 11·n·d floats: the residual stream x, a LayerNorm output, the heads' output
 //                 (n×d each), one buffer of n×4d for q|k|v and then the MLP's hidden layer, and
 //                 the packed copy of a product's left operand (at most ⌈n/4⌉·4 × 4d);
-//   a weight block 136 KB: the products copy each block of a weight matrix there while they use it
+//   a weight block 790 KB: the products copy each block of a weight matrix there while they use it
 //                 (kernels/matmul.hpp, matmul_packed_ab_add_blocked);
 //   scores        one head's n×n at a time (the kept heads' are written in place);
 //   logits        vocab floats (the last row only);
@@ -23,7 +23,7 @@
 //                 position's rows it keeps, (1 + 5·layers)·d floats (240 KB in all for GPT-2 small).
 // The weights are read where they are, never copied whole or repacked. GPT-2 small at 1,024
 // tokens: 35 MB of activations and 4 MB of scores, plus 50 MB per kept layer (604 MB for all 12);
-// at 10 tokens, about 1 MB.
+// at 10 tokens, about 1.6 MB.
 #include <cstddef>
 #include <cstdint>
 #include <optional>

@@ -355,25 +355,43 @@ inline void copy_rows(const float* src, std::size_t lds, float* dst, std::size_t
 #endif
 }  // namespace detail
 
-// The blocks of matmul_packed_ab_add_blocked: kWeightBlockDepth rows × kWeightBlockCols columns
-// of B, 136 KB with their padding, which stay in a core's L2 cache while every panel of A passes.
-inline constexpr std::size_t kWeightBlockCols = 256;  // a multiple of every build's tile width
-inline constexpr std::size_t kWeightBlockDepth = 128;
-inline constexpr std::size_t kWeightBlockFloats = kWeightBlockDepth * (kWeightBlockCols + 16);
+// The blocks of matmul_packed_ab_add_blocked: whole rows of B where they fit, up to
+// kWeightBlockDepth of them, each copied with kWeightBlockPad floats more. kWeightBlockFloats holds
+// kWeightBlockDepth rows of GPT-2 small's widest matrix (c_fc, 3,072 columns): 790 KB, within a
+// core's L2 cache. A wider B takes fewer rows, and one so wide that kMinWeightBlockDepth rows do
+// not fit is cut into column blocks.
+inline constexpr std::size_t kWeightBlockDepth = 64;
+inline constexpr std::size_t kMinWeightBlockDepth = 16;
+inline constexpr std::size_t kWeightBlockPad = 16;
+inline constexpr std::size_t kWeightBlockFloats = kWeightBlockDepth * (3072 + kWeightBlockPad);
 inline constexpr std::size_t kWeightSliceCols = 64;  // a multiple of every build's tile width
+
+// The shape of matmul_packed_ab_add_blocked's blocks for a B p columns wide.
+struct WeightBlockShape {
+  std::size_t cols, depth;
+};
+inline WeightBlockShape weight_block_shape(std::size_t p) {
+  constexpr std::size_t widest = kWeightBlockFloats / kMinWeightBlockDepth - kWeightBlockPad;
+  const std::size_t cols = p <= widest ? p : widest / kWeightSliceCols * kWeightSliceCols;
+  const std::size_t depth = kWeightBlockFloats / (cols + kWeightBlockPad);
+  return {cols, depth < kWeightBlockDepth ? depth : kWeightBlockDepth};
+}
 
 // C (n×p, stride ldc) += A·B with A n×k packed by pack_rows and B k×p (stride ldb): the
 // product of activations and a weight matrix far larger than the cache (GPT-2's Conv1D weights,
 // [in, out] row-major, 2.25 MB to 9 MB each). matmul_ab runs A's rows in groups of kTileRows,
 // each over the whole of B, so B would come from memory once per group (3 times at 10 tokens).
-// Here B is cut into blocks, each read from memory once and used by every group of A's rows
-// while it sits in the cache. Each block is first copied into `block` (kWeightBlockFloats
-// floats, the caller's; detail::copy_rows): the copy reads B's rows a kilobyte at a time, which the hardware
-// streams, where the micro-kernel's walk down 32 or 256 bytes of each row, a row 3 to 12 KB
-// apart, would wait on memory at every step; and the copy, 136 KB, stays in the cache for all
-// the groups. A's packed panels give the micro-kernel constant offsets (see tile_ab_fixed), and a
-// last group of 1 to 3 rows runs as one tile of that many rows rather than row by row.
-// No allocation; B itself is only read.
+// Here B is cut into blocks of whole rows (weight_block_shape), each read from memory once and
+// used by every group of A's rows while it sits in the cache. Each block is first copied into
+// `block` (kWeightBlockFloats floats, the caller's; detail::copy_rows): whole rows of a row-major
+// B are one contiguous stretch of memory, which the hardware streams, where the micro-kernel's
+// walk down 32 or 256 bytes of each row, a row 3 to 12 KB apart, would wait on memory at every
+// step. With blocks of 128 rows × 256 columns, 1 KB of each row, each of GPT-2 small's products
+// at 10 tokens took 11 to 22 % longer in wasm SIMD on an AMD EPYC, and its forward pass of the
+// lesson's sentence 72 to 75 ms against 59 to 64 ms. A's packed panels give the micro-kernel
+// constant offsets (see tile_ab_fixed), and a last group of 1 to 3 rows runs as one tile of that
+// many rows rather than row by row. Each entry of C is summed in the same order whatever the
+// blocks. No allocation; B itself is only read.
 inline void matmul_packed_ab_add_blocked(const float* packed, const float* b, std::size_t ldb, float* c,
                                          std::size_t ldc, std::size_t n, std::size_t k, std::size_t p,
                                          float* block) {
@@ -381,16 +399,17 @@ inline void matmul_packed_ab_add_blocked(const float* packed, const float* b, st
   constexpr std::size_t R = detail::kTileRows;
 #if ATTN_SIMD
   static_assert(R == 4, "the last group's cases below are 1 to 3 rows");
-  for (std::size_t j0 = 0; j0 < p; j0 += kWeightBlockCols) {
-    const std::size_t jb = p - j0 < kWeightBlockCols ? p - j0 : kWeightBlockCols;
-    // The copy's rows are 16 floats longer than B's block is wide: 256 floats (1 KB) apart,
-    // the rows of a slice would all start in the same 4 of the L1 cache's 64 sets and use a
-    // quarter of it.
-    const std::size_t ldk = jb + 16;
-    for (std::size_t k0 = 0; k0 < k; k0 += kWeightBlockDepth) {
-      const std::size_t kb = k - k0 < kWeightBlockDepth ? k - k0 : kWeightBlockDepth;
+  const WeightBlockShape shape = weight_block_shape(p);
+  for (std::size_t j0 = 0; j0 < p; j0 += shape.cols) {
+    const std::size_t jb = p - j0 < shape.cols ? p - j0 : shape.cols;
+    // The copy's rows are kWeightBlockPad floats longer than the block is wide: a power of two
+    // apart (1 KB, say), the rows of a slice would all start in the same few of the L1 cache's
+    // 64 sets and use a fraction of it.
+    const std::size_t ldk = jb + kWeightBlockPad;
+    for (std::size_t k0 = 0; k0 < k; k0 += shape.depth) {
+      const std::size_t kb = k - k0 < shape.depth ? k - k0 : shape.depth;
       detail::copy_rows(b + k0 * ldb + j0, ldb, block, ldk, kb, jb);
-      // A slice of the block's columns, 32 KB, stays in L1 while every group of rows passes.
+      // A slice of the block's columns, 16 KB, stays in L1 while every group of rows passes.
       for (std::size_t s0 = 0; s0 < jb; s0 += kWeightSliceCols) {
         const std::size_t sb = jb - s0 < kWeightSliceCols ? jb - s0 : kWeightSliceCols;
         const float* slice = block + s0;

@@ -266,11 +266,19 @@ TEST_CASE("matvec_abt_streams (the unembedding's) sums each entry as matmul_abt 
 
 TEST_CASE("matmul_packed_ab_add_blocked adds A·B for A packed, across block edges and row tails") {
   ATTN_SEEDED_RANDOM(rng, 2603);
-  using attn::kernels::kWeightBlockCols;
   using attn::kernels::kWeightBlockDepth;
+  using attn::kernels::weight_block_shape;
+  // Blocks of whole rows, kWeightBlockDepth of them up to 3,072 columns, fewer beyond (3,100: 63
+  // rows), and column blocks where not even kMinWeightBlockDepth rows fit.
+  const std::size_t widest = weight_block_shape(1'000'000).cols;
+  CHECK(weight_block_shape(3072).cols == 3072);
+  CHECK(weight_block_shape(3072).depth == kWeightBlockDepth);
+  CHECK(weight_block_shape(3100).depth == kWeightBlockDepth - 1);
+  CHECK(widest < 1'000'000);
+  CHECK(weight_block_shape(widest).depth >= attn::kernels::kMinWeightBlockDepth);
   const std::size_t rows[] = {1, 2, 3, 4, 5, 7, 10, 13};
   const std::size_t depths[] = {1, 5, kWeightBlockDepth - 1, kWeightBlockDepth, kWeightBlockDepth + 1, 300};
-  const std::size_t cols[] = {1, 7, 16, 48, kWeightBlockCols - 1, kWeightBlockCols, kWeightBlockCols + 9, 600};
+  const std::size_t cols[] = {1, 7, 16, 48, 255, 256, 265, 600, 3100, widest + 9};
   for (std::size_t n : rows) {
     for (std::size_t k : depths) {
       for (std::size_t p : cols) {
