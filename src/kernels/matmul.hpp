@@ -239,14 +239,21 @@ inline void tile_ab_fixed(const float* a, const float* b, std::size_t ldb, float
   store_tile(s, c, ldc);
 }
 
-// R rows of C (A's rows at a + r·RowStride), every column: full tiles, one vector, then scalars.
-template <std::size_t R, bool Accumulate, std::size_t RowStride, std::size_t StepStride>
+// R rows of C (A's rows at a + r·RowStride), every column: tiles V vectors wide, then
+// kTileVectors wide, then one vector, then scalars. A tile of 1 or 2 rows may be wider than
+// kTileVectors, to keep as many independent multiply-adds in flight as a full tile.
+template <std::size_t R, bool Accumulate, std::size_t RowStride, std::size_t StepStride, std::size_t V = kTileVectors>
 inline void rows_ab_fixed(const float* a, const float* b, std::size_t ldb, float* c, std::size_t ldc,
                           std::size_t k, std::size_t p) {
   constexpr std::size_t L = xsimd::batch<float>::size;
   std::size_t j = 0;
-  for (; j + kTileVectors * L <= p; j += kTileVectors * L) {
-    tile_ab_fixed<R, kTileVectors, Accumulate, RowStride, StepStride>(a, b + j, ldb, c + j, ldc, k);
+  for (; j + V * L <= p; j += V * L) {
+    tile_ab_fixed<R, V, Accumulate, RowStride, StepStride>(a, b + j, ldb, c + j, ldc, k);
+  }
+  if constexpr (V > kTileVectors) {
+    for (; j + kTileVectors * L <= p; j += kTileVectors * L) {
+      tile_ab_fixed<R, kTileVectors, Accumulate, RowStride, StepStride>(a, b + j, ldb, c + j, ldc, k);
+    }
   }
   for (; j + L <= p; j += L) tile_ab_fixed<R, 1, Accumulate, RowStride, StepStride>(a, b + j, ldb, c + j, ldc, k);
   for (; j < p; ++j) {
@@ -390,8 +397,10 @@ inline WeightBlockShape weight_block_shape(std::size_t p) {
 // at 10 tokens took 11 to 22 % longer in wasm SIMD on an AMD EPYC, and its forward pass of the
 // lesson's sentence 72 to 75 ms against 59 to 64 ms. A's packed panels give the micro-kernel
 // constant offsets (see tile_ab_fixed), and a last group of 1 to 3 rows runs as one tile of that
-// many rows rather than row by row. Each entry of C is summed in the same order whatever the
-// blocks. No allocation; B itself is only read.
+// many rows rather than row by row, a group of 1 or 2 rows twice as wide: 2 × 4 keeps 8
+// accumulators, as 4 × 2 does (at 10 tokens, with 2 × 2, the relaxed build's products took 5 %
+// longer, each fused multiply-add waiting on its accumulator). Each entry of C is summed in the
+// same order whatever the blocks and tiles. No allocation; B itself is only read.
 inline void matmul_packed_ab_add_blocked(const float* packed, const float* b, std::size_t ldb, float* c,
                                          std::size_t ldc, std::size_t n, std::size_t k, std::size_t p,
                                          float* block) {
@@ -421,8 +430,8 @@ inline void matmul_packed_ab_add_blocked(const float* packed, const float* b, st
         float* ci = c + i * ldc + j0 + s0;
         switch (n - i) {
           case 3: detail::rows_ab_fixed<3, true, 1, R>(panel, slice, ldk, ci, ldc, kb, sb); break;
-          case 2: detail::rows_ab_fixed<2, true, 1, R>(panel, slice, ldk, ci, ldc, kb, sb); break;
-          case 1: detail::rows_ab_fixed<1, true, 1, R>(panel, slice, ldk, ci, ldc, kb, sb); break;
+          case 2: detail::rows_ab_fixed<2, true, 1, R, 2 * detail::kTileVectors>(panel, slice, ldk, ci, ldc, kb, sb); break;
+          case 1: detail::rows_ab_fixed<1, true, 1, R, 2 * detail::kTileVectors>(panel, slice, ldk, ci, ldc, kb, sb); break;
           default: break;
         }
       }
