@@ -579,7 +579,7 @@ export interface Gpt2Config {
 export interface Gpt2Head {
   /**
    * n×n, row i over positions 0..i (zeros after i), as Hugging Face's outputs.attentions[layer][0][head].
-   * Row i becomes an array the first time it is read; `matrix` holds the same numbers unconverted.
+   * The rows become arrays the first time `weights` is read; `matrix` holds the same numbers unconverted.
    */
   weights: Rows;
   /** The same weights as one n×n row-major Float32Array (row i at i·n), nothing converted. */

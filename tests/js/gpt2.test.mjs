@@ -194,7 +194,7 @@ describe('GPT-2 through attn.openGpt2', { skip: !ready && 'build-fixtures/gpt2 i
         model.dispose(); // twice is harmless
       });
 
-      it('each head\'s weights are rows read from its matrix (n×n Float32Array) when first read, and read as rows everywhere', async () => {
+      it('each head\'s weights are rows made from its matrix (n×n Float32Array) when first read, and read as rows everywhere', async () => {
         const ref = reference('d64-f32');
         const model = await attn.openGpt2(readFileSync(modelPath('d64-f32')), { config: { n_head: 4 } });
         const c = ref.cases.find((x) => x.text && !x.endOfTextFirst);
@@ -202,7 +202,11 @@ describe('GPT-2 through attn.openGpt2', { skip: !ready && 'build-fixtures/gpt2 i
         const n = run.ids.length;
         const head = run.layers[1].heads[2];
         assert.ok(head.matrix instanceof Float32Array && head.matrix.length === n * n);
+        // No head's rows are made before its weights are read, and reading one head's makes no other's.
+        const made = (h) => Object.getOwnPropertyDescriptor(h, 'weights').get === undefined;
+        assert.deepStrictEqual(run.layers[1].heads.map(made), [false, false, false, false]);
         assert.ok(Array.isArray(head.weights) && head.weights.length === n);
+        assert.deepStrictEqual(run.layers[1].heads.map(made), [false, false, true, false]);
         const asRows = Array.from({ length: n }, (_, i) => Array.from(head.matrix.subarray(i * n, (i + 1) * n)));
         assert.deepStrictEqual(head.weights, asRows);
         assert.deepStrictEqual(JSON.parse(JSON.stringify(run.layers[1].heads[2].weights)), asRows);
