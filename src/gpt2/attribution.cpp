@@ -37,7 +37,7 @@ void LogitAttribution::add_embeddings(const float* x_row) {
 
 void LogitAttribution::sums_of(const float* w, std::size_t rows) {
   const std::size_t d = w_.config.d_model;
-  kernels::matmul_abt(w, d, u_and_ones_.data(), d, row_sums_.data(), 2, rows, 2, d);
+  kernels::matmul_two_rows_abt(u_and_ones_.data(), w, d, row_sums_.data(), rows, d);
 }
 
 LogitAttribution::Part LogitAttribution::project(const float* a, std::size_t first, std::size_t count) const {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cassert>
 #include <cstddef>
+#include <type_traits>
 
 #include "../reference/matmul_ref.hpp"
 #include "simd.hpp"
@@ -13,49 +14,65 @@
 
 namespace attn::kernels {
 
-// C (n×m, stride ldc) = A (n×d, stride lda) · Bᵀ with B m×d (stride ldb), K rows of B a step.
-// Both operands are read along rows, so each C entry is one contiguous dot product, summed the
-// same way whatever K. matmul_abt takes 4; one row against GPT-2's 50,257 rows of wte (a decoding
-// step's unembedding), bound by the stream of B, takes 8, to keep more of it in flight (the
-// calculator's modules never instantiate it, so their size does not grow).
-template <std::size_t K>
+#if ATTN_SIMD
+namespace detail {
+// R rows of C (stride ldc) = R rows of A (stride lda) · Bᵀ, K rows of B a step, then one: each
+// load of B feeds R accumulators and each load of A K. Every entry is one accumulator, summed in
+// the same order whatever K and R.
+template <std::size_t K, std::size_t R>
+inline void abt_row_group(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                          std::size_t ldc, std::size_t m, std::size_t d) {
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t L = batch::size;
+  const std::size_t d_vec = d - d % L;
+  // Keys j … j + Keys − 1 of the R rows.
+  const auto keys = [&](std::size_t j, auto keys_constant) {
+    constexpr std::size_t Keys = decltype(keys_constant)::value;
+    const float* bj = b + j * ldb;
+    batch s[R][Keys];
+    for (auto& row : s) {
+      for (batch& x : row) x = batch(0.0f);
+    }
+    for (std::size_t t = 0; t < d_vec; t += L) {
+      batch q[R];
+      for (std::size_t r = 0; r < R; ++r) q[r] = batch::load_unaligned(a + r * lda + t);
+      for (std::size_t u = 0; u < Keys; ++u) {
+        const batch x = batch::load_unaligned(bj + u * ldb + t);
+        for (std::size_t r = 0; r < R; ++r) s[r][u] = madd(q[r], x, s[r][u]);
+      }
+    }
+    for (std::size_t r = 0; r < R; ++r) {
+      for (std::size_t u = 0; u < Keys; ++u) {
+        float sum = xsimd::reduce_add(s[r][u]);
+        for (std::size_t t = d_vec; t < d; ++t) sum += a[r * lda + t] * bj[u * ldb + t];
+        c[r * ldc + j + u] = sum;
+      }
+    }
+  };
+  std::size_t j = 0;
+  for (; j + K <= m; j += K) keys(j, std::integral_constant<std::size_t, K>{});
+  for (; j < m; ++j) keys(j, std::integral_constant<std::size_t, 1>{});
+}
+}  // namespace detail
+#endif
+
+// C (n×m, stride ldc) = A (n×d, stride lda) · Bᵀ with B m×d (stride ldb), K rows of B and R rows
+// of A a step. Both operands are read along rows, so each C entry is one contiguous dot product,
+// summed the same way whatever K and R. matmul_abt takes 4 and 1; one row against GPT-2's 50,257
+// rows of wte (a decoding step's unembedding), bound by the stream of B, takes 8, to keep more of
+// it in flight; the logit lens's rows against blocks of wte take 4 and 2, which halves the loads
+// a multiply-add needs (the calculator's modules never instantiate those, so their size does not
+// grow).
+template <std::size_t K, std::size_t R = 1>
 inline void matmul_abt_rows(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
                             std::size_t ldc, std::size_t n, std::size_t m, std::size_t d) {
   assert(n != 0 && m != 0 && d != 0);
 #if ATTN_SIMD
-  using batch = xsimd::batch<float>;
-  constexpr std::size_t L = batch::size;
-  const std::size_t d_vec = d - d % L;
-  for (std::size_t i = 0; i < n; ++i) {
-    const float* ai = a + i * lda;
-    float* ci = c + i * ldc;
-    std::size_t j = 0;
-    // K keys at a time: each load of a query chunk feeds K independent accumulators.
-    for (; j + K <= m; j += K) {
-      const float* bj = b + j * ldb;
-      std::array<batch, K> s;
-      s.fill(batch(0.0f));
-      for (std::size_t t = 0; t < d_vec; t += L) {
-        const batch q = batch::load_unaligned(ai + t);
-        for (std::size_t u = 0; u < K; ++u) s[u] = madd(q, batch::load_unaligned(bj + u * ldb + t), s[u]);
-      }
-      for (std::size_t u = 0; u < K; ++u) {
-        float r = xsimd::reduce_add(s[u]);
-        for (std::size_t t = d_vec; t < d; ++t) r += ai[t] * bj[u * ldb + t];
-        ci[j + u] = r;
-      }
-    }
-    for (; j < m; ++j) {
-      const float* bj = b + j * ldb;
-      batch s(0.0f);
-      for (std::size_t t = 0; t < d_vec; t += L) {
-        s = madd(batch::load_unaligned(ai + t), batch::load_unaligned(bj + t), s);
-      }
-      float r = xsimd::reduce_add(s);
-      for (std::size_t t = d_vec; t < d; ++t) r += ai[t] * bj[t];
-      ci[j] = r;
-    }
+  std::size_t i = 0;
+  if constexpr (R > 1) {
+    for (; i + R <= n; i += R) detail::abt_row_group<K, R>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, m, d);
   }
+  for (; i < n; ++i) detail::abt_row_group<K, 1>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, m, d);
 #else
   reference::matmul_abt_ref(a, lda, b, ldb, c, ldc, n, m, d);
 #endif
@@ -100,6 +117,48 @@ inline void matvec_abt_streams(const float* a, const float* b, std::size_t ldb, 
 inline void matmul_abt(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
                        std::size_t ldc, std::size_t n, std::size_t m, std::size_t d) {
   matmul_abt_rows<4>(a, lda, b, ldb, c, ldc, n, m, d);
+}
+
+// C (m×2, row j at c + 2j) = B·Aᵀ for A's two rows (2×d, contiguous) and B's m rows (d long, stride
+// ldb): both of A's rows against each row of B in one pass over B, the logit attribution's W·u and
+// W·1 of a weight matrix (matmul_abt(b, ldb, a, d, c, 2, m, 2, d) computes the same). Two
+// accumulators for each entry, so that a multiply-add does not wait on the last: through
+// matmul_abt, one chain each, GPT-2 small's 141 MB of c_proj weights took 20 ms in wasm relaxed
+// SIMD on an AMD EPYC, bound by the fused multiply-add's latency rather than by memory.
+inline void matmul_two_rows_abt(const float* a, const float* b, std::size_t ldb, float* c, std::size_t m, std::size_t d) {
+  assert(m != 0 && d != 0);
+#if ATTN_SIMD
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t L = batch::size;
+  const float* a1 = a + d;
+  const std::size_t d_pair = d - d % (2 * L), d_vec = d - d % L;
+  for (std::size_t j = 0; j < m; ++j) {
+    const float* bj = b + j * ldb;
+    batch s0(0.0f), s1(0.0f), t0(0.0f), t1(0.0f);  // row 0 of A: s0 + s1; row 1: t0 + t1
+    std::size_t t = 0;
+    for (; t < d_pair; t += 2 * L) {
+      const batch x0 = batch::load_unaligned(bj + t), x1 = batch::load_unaligned(bj + t + L);
+      s0 = madd(batch::load_unaligned(a + t), x0, s0);
+      t0 = madd(batch::load_unaligned(a1 + t), x0, t0);
+      s1 = madd(batch::load_unaligned(a + t + L), x1, s1);
+      t1 = madd(batch::load_unaligned(a1 + t + L), x1, t1);
+    }
+    for (; t < d_vec; t += L) {
+      const batch x = batch::load_unaligned(bj + t);
+      s0 = madd(batch::load_unaligned(a + t), x, s0);
+      t0 = madd(batch::load_unaligned(a1 + t), x, t0);
+    }
+    float r0 = xsimd::reduce_add(s0 + s1), r1 = xsimd::reduce_add(t0 + t1);
+    for (; t < d; ++t) {
+      r0 += a[t] * bj[t];
+      r1 += a1[t] * bj[t];
+    }
+    c[2 * j] = r0;
+    c[2 * j + 1] = r1;
+  }
+#else
+  reference::matmul_abt_ref(b, ldb, a, d, c, 2, m, 2, d);
+#endif
 }
 
 namespace detail {

@@ -213,28 +213,33 @@ TEST_CASE("matvec_add adds one row times B against the float64 reference, over i
   }
 }
 
-TEST_CASE("matmul_abt_rows<8> (the unembedding's) sums each entry as matmul_abt does, over eight-row steps and tails") {
+TEST_CASE("matmul_abt_rows<8> (the unembedding's) and <4, 2> (the logit lens's) sum each entry as matmul_abt does, over their steps and tails") {
   ATTN_SEEDED_RANDOM(rng, 2605);
-  for (std::size_t n : {1, 2}) {
+  for (std::size_t n : {1, 2, 3, 5, 11}) {
     for (std::size_t m : {1, 7, 8, 9, 17, 100}) {
       for (std::size_t d : {1, 3, 4, 5, 64, 77}) {
         CAPTURE(n);
         CAPTURE(m);
         CAPTURE(d);
         const std::size_t ldb = d + 3, ldc = m + 2;
-        std::vector<float> a(n * d), b(m * ldb, kNaN), c(n * ldc, kNaN), same(n * ldc, kNaN), want(n * ldc, kNaN);
+        std::vector<float> a(n * d), b(m * ldb, kNaN), same(n * ldc, kNaN), want(n * ldc, kNaN);
         for (float& v : a) v = rng.uniform();
         for (std::size_t j = 0; j < m; ++j) {
           for (std::size_t t = 0; t < d; ++t) b[j * ldb + t] = rng.uniform();
         }
-        attn::kernels::matmul_abt_rows<8>(a.data(), d, b.data(), ldb, c.data(), ldc, n, m, d);
         attn::kernels::matmul_abt(a.data(), d, b.data(), ldb, same.data(), ldc, n, m, d);
         attn::reference::matmul_abt_ref(a.data(), d, b.data(), ldb, want.data(), ldc, n, m, d);
-        for (std::size_t i = 0; i < n; ++i) {
-          CHECK(std::equal(same.begin() + std::ptrdiff_t(i * ldc), same.begin() + std::ptrdiff_t(i * ldc + m), c.begin() + std::ptrdiff_t(i * ldc)));
-          CHECK((std::isnan(c[i * ldc + m]) && std::isnan(c[i * ldc + m + 1])));
-          const std::string where = mismatch(c.data() + i * ldc, want.data() + i * ldc, m, [&](std::size_t) { return 2.0 * double(d) * kEps; });
-          CHECK_MESSAGE(where.empty(), where);
+        std::vector<float> eights(n * ldc, kNaN), pairs(n * ldc, kNaN);
+        attn::kernels::matmul_abt_rows<8>(a.data(), d, b.data(), ldb, eights.data(), ldc, n, m, d);
+        attn::kernels::matmul_abt_rows<4, 2>(a.data(), d, b.data(), ldb, pairs.data(), ldc, n, m, d);
+        for (const std::vector<float>* c : {&eights, &pairs}) {
+          for (std::size_t i = 0; i < n; ++i) {
+            const auto row = c->begin() + std::ptrdiff_t(i * ldc);
+            CHECK(std::equal(same.begin() + std::ptrdiff_t(i * ldc), same.begin() + std::ptrdiff_t(i * ldc + m), row));
+            CHECK((std::isnan(row[std::ptrdiff_t(m)]) && std::isnan(row[std::ptrdiff_t(m + 1)])));
+            const std::string where = mismatch(c->data() + i * ldc, want.data() + i * ldc, m, [&](std::size_t) { return 2.0 * double(d) * kEps; });
+            CHECK_MESSAGE(where.empty(), where);
+          }
         }
       }
     }
@@ -259,6 +264,28 @@ TEST_CASE("matvec_abt_streams (the unembedding's) sums each entry as matmul_abt 
       CHECK(std::equal(same.begin(), same.end(), c.begin()));
       CHECK((std::isnan(c[m]) && std::isnan(c[m + 1])));
       const std::string where = mismatch(c.data(), want.data(), m, [&](std::size_t) { return 2.0 * double(d) * kEps; });
+      CHECK_MESSAGE(where.empty(), where);
+    }
+  }
+}
+
+TEST_CASE("matmul_two_rows_abt (the attribution's) puts both rows of A against each row of B, over pairs of vectors and tails") {
+  ATTN_SEEDED_RANDOM(rng, 2608);
+  std::vector<std::size_t> depths = lengths(rng);
+  for (std::size_t m : {1, 2, 7, 100}) {
+    for (std::size_t d : depths) {
+      CAPTURE(m);
+      CAPTURE(d);
+      const std::size_t ldb = d + 3;
+      std::vector<float> a(2 * d), b(m * ldb, kNaN), c(2 * m + 2, kNaN), want(2 * m, kNaN);
+      for (float& v : a) v = rng.uniform();
+      for (std::size_t j = 0; j < m; ++j) {
+        for (std::size_t t = 0; t < d; ++t) b[j * ldb + t] = rng.uniform();
+      }
+      attn::kernels::matmul_two_rows_abt(a.data(), b.data(), ldb, c.data(), m, d);
+      attn::reference::matmul_abt_ref(b.data(), ldb, a.data(), d, want.data(), 2, m, 2, d);
+      CHECK((std::isnan(c[2 * m]) && std::isnan(c[2 * m + 1])));
+      const std::string where = mismatch(c.data(), want.data(), 2 * m, [&](std::size_t) { return 2.0 * double(d) * kEps; });
       CHECK_MESSAGE(where.empty(), where);
     }
   }
