@@ -60,9 +60,9 @@ inline void abt_row_group(const float* a, std::size_t lda, const float* b, std::
 // of A a step. Both operands are read along rows, so each C entry is one contiguous dot product,
 // summed the same way whatever K and R. matmul_abt takes 4 and 1; one row against GPT-2's 50,257
 // rows of wte (a decoding step's unembedding), bound by the stream of B, takes 8, to keep more of
-// it in flight; the logit lens's rows against blocks of wte take 4 and 2, which halves the loads
-// a multiply-add needs (the calculator's modules never instantiate those, so their size does not
-// grow).
+// it in flight; the logit lens's rows against blocks of wte take 4 and 2, which cuts the loads a
+// multiply-add needs from 1.25 to 0.75 (the calculator's modules instantiate neither, so their
+// size does not grow).
 template <std::size_t K, std::size_t R = 1>
 inline void matmul_abt_rows(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
                             std::size_t ldc, std::size_t n, std::size_t m, std::size_t d) {
@@ -122,9 +122,10 @@ inline void matmul_abt(const float* a, std::size_t lda, const float* b, std::siz
 // C (m×2, row j at c + 2j) = B·Aᵀ for A's two rows (2×d, contiguous) and B's m rows (d long, stride
 // ldb): both of A's rows against each row of B in one pass over B, the logit attribution's W·u and
 // W·1 of a weight matrix (matmul_abt(b, ldb, a, d, c, 2, m, 2, d) computes the same). Two
-// accumulators for each entry, so that a multiply-add does not wait on the last: through
-// matmul_abt, one chain each, GPT-2 small's 141 MB of c_proj weights took 20 ms in wasm relaxed
-// SIMD on an AMD EPYC, bound by the fused multiply-add's latency rather than by memory.
+// accumulators for each entry, so that a multiply-add does not wait on the last: the attribution
+// streams GPT-2 small's 141 MB of output projections, and with one chain each (matmul_abt) it
+// added 20 ms to the lesson's sentence in wasm relaxed SIMD on an AMD EPYC, bound by the fused
+// multiply-add's latency rather than by memory; with two, 10 ms.
 inline void matmul_two_rows_abt(const float* a, const float* b, std::size_t ldb, float* c, std::size_t m, std::size_t d) {
   assert(m != 0 && d != 0);
 #if ATTN_SIMD
