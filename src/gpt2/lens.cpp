@@ -33,7 +33,7 @@ std::vector<std::vector<NextToken>> lens_readout(const Weights& w, const float* 
   AlignedVector<float> logits(count * kLensBlock), exps(kLensBlock);
   for (std::size_t j0 = 0; j0 < vocab; j0 += kLensBlock) {
     const std::size_t jb = std::min(kLensBlock, vocab - j0);
-    kernels::matmul_abt_rows<4, 2>(rows, d, w.wte.data() + j0 * d, d, logits.data(), kLensBlock, count, jb, d);
+    kernels::matmul_abt_row_pairs<4>(rows, d, w.wte.data() + j0 * d, d, logits.data(), kLensBlock, count, jb, d);
     for (std::size_t r = 0; r < count; ++r) {
       const float* l = logits.data() + r * kLensBlock;
       steps::check_finite(l, jb, "in the logit lens's scores");

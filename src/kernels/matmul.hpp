@@ -6,7 +6,6 @@
 #include <array>
 #include <cassert>
 #include <cstddef>
-#include <type_traits>
 
 #include "../reference/matmul_ref.hpp"
 #include "simd.hpp"
@@ -14,65 +13,117 @@
 
 namespace attn::kernels {
 
+// C (n×m, stride ldc) = A (n×d, stride lda) · Bᵀ with B m×d (stride ldb), K rows of B a step.
+// Both operands are read along rows, so each C entry is one contiguous dot product, summed the
+// same way whatever K. matmul_abt takes 4; one row against GPT-2's 50,257 rows of wte (a decoding
+// step's unembedding), bound by the stream of B, takes 8, to keep more of it in flight (the
+// calculator's modules never instantiate it, so their size does not grow).
+template <std::size_t K>
+inline void matmul_abt_rows(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                            std::size_t ldc, std::size_t n, std::size_t m, std::size_t d) {
+  assert(n != 0 && m != 0 && d != 0);
+#if ATTN_SIMD
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t L = batch::size;
+  const std::size_t d_vec = d - d % L;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float* ai = a + i * lda;
+    float* ci = c + i * ldc;
+    std::size_t j = 0;
+    // K keys at a time: each load of a query chunk feeds K independent accumulators.
+    for (; j + K <= m; j += K) {
+      const float* bj = b + j * ldb;
+      std::array<batch, K> s;
+      s.fill(batch(0.0f));
+      for (std::size_t t = 0; t < d_vec; t += L) {
+        const batch q = batch::load_unaligned(ai + t);
+        for (std::size_t u = 0; u < K; ++u) s[u] = madd(q, batch::load_unaligned(bj + u * ldb + t), s[u]);
+      }
+      for (std::size_t u = 0; u < K; ++u) {
+        float r = xsimd::reduce_add(s[u]);
+        for (std::size_t t = d_vec; t < d; ++t) r += ai[t] * bj[u * ldb + t];
+        ci[j + u] = r;
+      }
+    }
+    for (; j < m; ++j) {
+      const float* bj = b + j * ldb;
+      batch s(0.0f);
+      for (std::size_t t = 0; t < d_vec; t += L) {
+        s = madd(batch::load_unaligned(ai + t), batch::load_unaligned(bj + t), s);
+      }
+      float r = xsimd::reduce_add(s);
+      for (std::size_t t = d_vec; t < d; ++t) r += ai[t] * bj[t];
+      ci[j] = r;
+    }
+  }
+#else
+  reference::matmul_abt_ref(a, lda, b, ldb, c, ldc, n, m, d);
+#endif
+}
+
 #if ATTN_SIMD
 namespace detail {
 // R rows of C (stride ldc) = R rows of A (stride lda) · Bᵀ, K rows of B a step, then one: each
-// load of B feeds R accumulators and each load of A K. Every entry is one accumulator, summed in
-// the same order whatever K and R.
+// load of B feeds R accumulators and each load of A K. Every entry is one accumulator, summed as
+// matmul_abt_rows sums it.
 template <std::size_t K, std::size_t R>
 inline void abt_row_group(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
                           std::size_t ldc, std::size_t m, std::size_t d) {
   using batch = xsimd::batch<float>;
   constexpr std::size_t L = batch::size;
   const std::size_t d_vec = d - d % L;
-  // Keys j … j + Keys − 1 of the R rows.
-  const auto keys = [&](std::size_t j, auto keys_constant) {
-    constexpr std::size_t Keys = decltype(keys_constant)::value;
+  std::size_t j = 0;
+  for (; j + K <= m; j += K) {
     const float* bj = b + j * ldb;
-    batch s[R][Keys];
-    for (auto& row : s) {
-      for (batch& x : row) x = batch(0.0f);
-    }
+    std::array<std::array<batch, K>, R> s;
+    for (auto& row : s) row.fill(batch(0.0f));
     for (std::size_t t = 0; t < d_vec; t += L) {
-      batch q[R];
+      std::array<batch, R> q;
       for (std::size_t r = 0; r < R; ++r) q[r] = batch::load_unaligned(a + r * lda + t);
-      for (std::size_t u = 0; u < Keys; ++u) {
+      for (std::size_t u = 0; u < K; ++u) {
         const batch x = batch::load_unaligned(bj + u * ldb + t);
         for (std::size_t r = 0; r < R; ++r) s[r][u] = madd(q[r], x, s[r][u]);
       }
     }
     for (std::size_t r = 0; r < R; ++r) {
-      for (std::size_t u = 0; u < Keys; ++u) {
+      for (std::size_t u = 0; u < K; ++u) {
         float sum = xsimd::reduce_add(s[r][u]);
         for (std::size_t t = d_vec; t < d; ++t) sum += a[r * lda + t] * bj[u * ldb + t];
         c[r * ldc + j + u] = sum;
       }
     }
-  };
-  std::size_t j = 0;
-  for (; j + K <= m; j += K) keys(j, std::integral_constant<std::size_t, K>{});
-  for (; j < m; ++j) keys(j, std::integral_constant<std::size_t, 1>{});
+  }
+  for (; j < m; ++j) {
+    const float* bj = b + j * ldb;
+    std::array<batch, R> s;
+    s.fill(batch(0.0f));
+    for (std::size_t t = 0; t < d_vec; t += L) {
+      const batch x = batch::load_unaligned(bj + t);
+      for (std::size_t r = 0; r < R; ++r) s[r] = madd(batch::load_unaligned(a + r * lda + t), x, s[r]);
+    }
+    for (std::size_t r = 0; r < R; ++r) {
+      float sum = xsimd::reduce_add(s[r]);
+      for (std::size_t t = d_vec; t < d; ++t) sum += a[r * lda + t] * bj[t];
+      c[r * ldc + j] = sum;
+    }
+  }
 }
 }  // namespace detail
 #endif
 
-// C (n×m, stride ldc) = A (n×d, stride lda) · Bᵀ with B m×d (stride ldb), K rows of B and R rows
-// of A a step. Both operands are read along rows, so each C entry is one contiguous dot product,
-// summed the same way whatever K and R. matmul_abt takes 4 and 1; one row against GPT-2's 50,257
-// rows of wte (a decoding step's unembedding), bound by the stream of B, takes 8, to keep more of
-// it in flight; the logit lens's rows against blocks of wte take 4 and 2, which cuts the loads a
-// multiply-add needs from 1.25 to 0.75 (the calculator's modules instantiate neither, so their
-// size does not grow).
-template <std::size_t K, std::size_t R = 1>
-inline void matmul_abt_rows(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
-                            std::size_t ldc, std::size_t n, std::size_t m, std::size_t d) {
+// C (n×m, stride ldc) = A (n×d, stride lda) · Bᵀ as matmul_abt_rows<K> computes it, bit for bit,
+// with A's rows two at a time: each load of B feeds both, which cuts the loads a multiply-add
+// needs from 1.25 to 0.75 at K = 4: the logit lens's rows against blocks of wte. matmul_abt_rows
+// keeps its own loops: made one template of R rows with this, it was inlined into fewer places
+// (the calculator's relaxed module kept 36 of its 52 multiply-adds).
+template <std::size_t K>
+inline void matmul_abt_row_pairs(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                                 std::size_t ldc, std::size_t n, std::size_t m, std::size_t d) {
   assert(n != 0 && m != 0 && d != 0);
 #if ATTN_SIMD
   std::size_t i = 0;
-  if constexpr (R > 1) {
-    for (; i + R <= n; i += R) detail::abt_row_group<K, R>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, m, d);
-  }
-  for (; i < n; ++i) detail::abt_row_group<K, 1>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, m, d);
+  for (; i + 2 <= n; i += 2) detail::abt_row_group<K, 2>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, m, d);
+  if (i < n) matmul_abt_rows<K>(a + i * lda, lda, b, ldb, c + i * ldc, ldc, 1, m, d);
 #else
   reference::matmul_abt_ref(a, lda, b, ldb, c, ldc, n, m, d);
 #endif

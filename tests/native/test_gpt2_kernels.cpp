@@ -213,7 +213,7 @@ TEST_CASE("matvec_add adds one row times B against the float64 reference, over i
   }
 }
 
-TEST_CASE("matmul_abt_rows<8> (the unembedding's) and <4, 2> (the logit lens's) sum each entry as matmul_abt does, over their steps and tails") {
+TEST_CASE("matmul_abt_rows<8> (the unembedding's) and matmul_abt_row_pairs<4> (the logit lens's) sum each entry as matmul_abt does, over their steps and tails") {
   ATTN_SEEDED_RANDOM(rng, 2605);
   for (std::size_t n : {1, 2, 3, 5, 11}) {
     for (std::size_t m : {1, 7, 8, 9, 17, 100}) {
@@ -231,7 +231,7 @@ TEST_CASE("matmul_abt_rows<8> (the unembedding's) and <4, 2> (the logit lens's) 
         attn::reference::matmul_abt_ref(a.data(), d, b.data(), ldb, want.data(), ldc, n, m, d);
         std::vector<float> eights(n * ldc, kNaN), pairs(n * ldc, kNaN);
         attn::kernels::matmul_abt_rows<8>(a.data(), d, b.data(), ldb, eights.data(), ldc, n, m, d);
-        attn::kernels::matmul_abt_rows<4, 2>(a.data(), d, b.data(), ldb, pairs.data(), ldc, n, m, d);
+        attn::kernels::matmul_abt_row_pairs<4>(a.data(), d, b.data(), ldb, pairs.data(), ldc, n, m, d);
         for (const std::vector<float>* c : {&eights, &pairs}) {
           for (std::size_t i = 0; i < n; ++i) {
             const auto row = c->begin() + std::ptrdiff_t(i * ldc);
