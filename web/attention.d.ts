@@ -555,6 +555,8 @@ export interface Gpt2OpenOptions {
    * Each piece of the file as it is read, at its byte offset in the file of `fileSize` bytes: first
    * the header (with its 8-byte length), then the tensors' bytes. Writing them at their offsets
    * makes a copy that opens as the same model (the GPT-2 panel keeps one in the browser's storage).
+   * `bytes` is valid only during the call: a File's and a stored copy's pieces are read through one
+   * buffer, used again for the next piece. Copy them to keep them.
    */
   onRead?(offset: number, bytes: Uint8Array, fileSize: number): void;
   /** Heads per layer. Default: config.n_head if a config is given, else dModel / 64. */

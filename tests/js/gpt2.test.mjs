@@ -1,7 +1,7 @@
 // Issue 26: GPT-2 through attn.openGpt2, in both wasm builds, against the float64 PyTorch GPT-2 of
 // tools/make_gpt2_fixtures.py (checked there against an independent NumPy forward): every head's
 // weights within 1e-4, rows summing to 1, the role scores recomputed from the weights, the same
-// top-5 ids with probabilities within 1e-3. Files are opened as a Blob (a File's slices), as bytes
+// top-5 ids with probabilities within 1e-3. Files are opened as a Blob (a File's byte stream), as bytes
 // and by URL from a local server that counts the bytes it sends. Needs build-fixtures/gpt2
 // (tools/build.sh fixtures; npm test makes it).
 import assert from 'node:assert/strict';
@@ -242,6 +242,47 @@ describe('GPT-2 through attn.openGpt2', { skip: !ready && 'build-fixtures/gpt2 i
         await assert.rejects(attn.openGpt2(file, { onRead: 'keep' }), { message: /onRead must be a function/ });
         model.dispose();
         reopened.dispose();
+      });
+
+      it('a Blob is read through its byte stream, in slices where it has none, and a read that fails is said', async () => {
+        const path = modelPath('d64-f32');
+        const blob = await openAsBlob(path);
+        const text = reference('d64-f32').cases.find((x) => x.text).text;
+        const streamed = await attn.openGpt2(blob, { heads: 4 });
+        // The pieces come through one buffer: each piece's memory is handed back to the reader for
+        // the next (its ArrayBuffer then detached), so reading asks for no new memory.
+        const pieces = [];
+        (await attn.openGpt2(blob, { heads: 4, onRead: (offset, bytes) => { if (offset > 0) pieces.push(bytes); } })).dispose();
+        assert.ok(pieces.length > 1, `${pieces.length} pieces`);
+        assert.deepEqual(pieces.slice(0, -1).filter((piece) => piece.buffer.byteLength > 0), [], 'every piece but the last was handed back');
+        // A Blob whose stream has no bytes reader ("byob"), as in engines without one: read in slices.
+        class PlainStreamBlob extends Blob {
+          stream() {
+            const reader = super.stream().getReader();
+            return new ReadableStream({ async pull(controller) { const { done, value } = await reader.read(); if (done) controller.close(); else controller.enqueue(value); } });
+          }
+        }
+        const bytes = readFileSync(path);
+        const sliced = await attn.openGpt2(new PlainStreamBlob([bytes]), { heads: 4 });
+        assert.deepEqual(sliced.run(text), streamed.run(text));
+        // A stream that fails midway (a file changed or gone on disk) is said, with the engine's words.
+        class FailingBlob extends Blob {
+          slice(...args) { const part = super.slice(...args); return part.size > 1000 ? new FailingBlob([part]) : part; }
+          stream() {
+            let sent = 0;
+            return new ReadableStream({ type: 'bytes', pull: (controller) => {
+              if (sent > 0) { controller.error(new DOMException('The requested file could not be read.', 'NotReadableError')); return; }
+              const view = controller.byobRequest.view;
+              sent = Math.min(view.length, Math.ceil(this.size / 2));
+              view.fill(0, 0, sent);
+              controller.byobRequest.respond(sent);
+            } });
+          }
+        }
+        await assert.rejects(attn.openGpt2(new FailingBlob([bytes]), { heads: 4 }),
+          { message: /^the file changed or could not be read: \d+ bytes asked for at byte \d+, \d+ read \(The requested file could not be read\.\)$/ });
+        streamed.dispose();
+        sliced.dispose();
       });
 
       it('bad files are refused in plain words, and an open model keeps working', async () => {
