@@ -33,6 +33,12 @@ const PROBE_PAGE = `<!doctype html><meta charset="utf-8"><title>open</title><inp
     worker.onmessage = ({ data }) => (data.ok ? resolve(data) : reject(new Error(data.error)));
     worker.postMessage({ step, file: input.files[0], build: bestBuild() });
   });
+  // A step in a new worker, ended after: its module's heap has never been touched.
+  window.freshStep = (step) => new Promise((resolve, reject) => {
+    const fresh = new Worker('/tools/bench/gpt2-open-worker.js', { type: 'module' });
+    fresh.onmessage = ({ data }) => { fresh.terminate(); (data.ok ? resolve(data) : reject(new Error(data.error))); };
+    fresh.postMessage({ step, file: input.files[0], build: bestBuild() });
+  });
   window.build = bestBuild();
 </script>`;
 
@@ -54,10 +60,10 @@ async function main() {
     await page.waitForFunction(() => typeof window.step === 'function');
     await page.setInputFiles('input', MODEL);
     const build = await page.evaluate(() => window.build);
-    const step = (name) => page.evaluate((n) => window.step(n), name);
+    const step = (name) => page.evaluate((n) => (n === 'openFresh' ? window.freshStep(n) : window.step(n)), name);
     const load = await step('load');
     console.log(`GPT-2's module (${build} build) and tokenizer loaded in the worker: ${load.ms.toFixed(0)} ms`);
-    const parts = ['plain', 'read', 'readCopy', 'open', 'firstRun', 'store', 'openWriting', 'openKeep', 'openStoredFile', 'openStored'];
+    const parts = ['plain', 'read', 'readCopy', 'stream', 'open', 'openFresh', 'firstRun', 'store', 'openWriting', 'openKeep', 'openStoredFile', 'openStored'];
     const figures = Object.fromEntries(parts.map((p) => [p, []]));
     for (let r = 0; r < ROUNDS; r++) {
       for (const part of parts) figures[part].push(await step(part));
@@ -70,9 +76,11 @@ async function main() {
     const rate = (list) => `${(size / 1e6 / (median(list.map((f) => f.ms)) / 1000)).toFixed(0)} MB/s`;
     const rows = [
       ['the limit: the whole File into one ArrayBuffer (File.arrayBuffer())', show(figures.plain), rate(figures.plain)],
-      ['read the File in 32 MiB slices, one asked for ahead, nothing else', show(figures.read), rate(figures.read)],
+      ['read the File in 32 MiB slices, one asked for ahead (the panel before), nothing else', show(figures.read), rate(figures.read)],
       ['… and copy each slice into the wasm heap', show(figures.readCopy), rate(figures.readCopy)],
-      ['openFlatGpt2 (read, stage, convert into the weights)', show(figures.open), rate(figures.open)],
+      ['read the File through its byte stream into one reused buffer (the panel now), nothing else', show(figures.stream), rate(figures.stream)],
+      ['openFlatGpt2 (read, stage, convert into the weights), on a heap used before', show(figures.open), rate(figures.open)],
+      ['openFlatGpt2 in a new worker, its heap touched for the first time (as in the panel)', show(figures.openFresh), rate(figures.openFresh)],
       ['the first run of the sentence', show(figures.firstRun), ''],
       ['the stored copy alone (OPFS, sync access handle)', show(figures.store), `written ${show(figures.store, 'written')}, flushed ${show(figures.store, 'finish')}`],
       ['open, writing the copy as the File is read (the panel before)', show(figures.openWriting), `opened ${show(figures.openWriting, 'opened')}`],

@@ -2,6 +2,7 @@
 // in a module worker as the GPT-2 panel's own (web/labs/gpt2-worker.js) runs them.
 //   { step, file, build } → { ms, ... }
 import { loadGpt2Core, openFlatGpt2 } from '../../web/api/gpt2.js';
+import { toSource } from '../../web/api/gpt2-sources.js';
 import { forgetStored, openStoredHandle, startKeeping, storedModel } from '../../web/labs/gpt2/gpt2-store.js';
 
 const SLICE = 32 << 20; // the slices gpt2-sources.js reads a File in, one asked for ahead
@@ -43,9 +44,24 @@ const steps = {
     core._free(at0);
     return { ms };
   },
+  // The File as the panel reads it now (gpt2-sources.js): its byte stream, into one reused buffer.
+  async stream({ file }) {
+    const t = now();
+    let sum = 0;
+    await toSource(file).read(0, file.size, (at, bytes) => { sum += bytes[bytes.length - 1]; });
+    return { ms: now() - t, sum };
+  },
   // openFlatGpt2 as the panel calls it, without keeping a copy: read, staged and converted.
   async open({ file }) {
     model?.dispose();
+    const t = now();
+    model = await openFlatGpt2({ core: () => Promise.resolve(core) }, file, {});
+    return { ms: now() - t };
+  },
+  // openFlatGpt2 in a worker of its own whose heap was never used: the weights' memory touched
+  // for the first time, as in the panel (the steps above reuse the memory of the rounds before).
+  async openFresh({ file, build }) {
+    core = await loadGpt2Core(new URL('/web/wasm/', location.href), build);
     const t = now();
     model = await openFlatGpt2({ core: () => Promise.resolve(core) }, file, {});
     return { ms: now() - t };
