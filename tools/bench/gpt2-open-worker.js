@@ -5,7 +5,7 @@ import { loadGpt2Core, openFlatGpt2 } from '../../web/api/gpt2.js';
 import { toSource } from '../../web/api/gpt2-sources.js';
 import { forgetStored, openStoredHandle, startKeeping, storedModel } from '../../web/labs/gpt2/gpt2-store.js';
 
-const SLICE = 32 << 20; // the slices gpt2-sources.js reads a File in, one asked for ahead
+const SLICE = 32 << 20; // the slices gpt2-sources.js reads a File in where it has no byte stream (the panel's way before)
 const SENTENCE = 'The cat sat on the mat because it was tired';
 let core = null;
 let model = null;
