@@ -29,16 +29,20 @@ const PROBE_PAGE = `<!doctype html><meta charset="utf-8"><title>open</title><inp
   const worker = new Worker('/tools/bench/gpt2-open-worker.js', { type: 'module' });
   const input = document.querySelector('input');
   const { bestBuild } = await import('/web/api/wasm-features.js');
-  window.step = (step) => new Promise((resolve, reject) => {
-    worker.onmessage = ({ data }) => (data.ok ? resolve(data) : reject(new Error(data.error)));
-    worker.postMessage({ step, file: input.files[0], build: bestBuild() });
+  const ask = (target, step) => new Promise((resolve, reject) => {
+    target.onmessage = ({ data }) => (data.ok ? resolve(data) : reject(new Error(data.error)));
+    target.postMessage({ step, file: input.files[0], build: bestBuild() });
   });
+  window.step = (step) => ask(worker, step);
   // A step in a new worker, ended after: its module's heap has never been touched.
-  window.freshStep = (step) => new Promise((resolve, reject) => {
+  window.freshStep = async (step) => {
     const fresh = new Worker('/tools/bench/gpt2-open-worker.js', { type: 'module' });
-    fresh.onmessage = ({ data }) => { fresh.terminate(); (data.ok ? resolve(data) : reject(new Error(data.error))); };
-    fresh.postMessage({ step, file: input.files[0], build: bestBuild() });
-  });
+    try {
+      return await ask(fresh, step);
+    } finally {
+      fresh.terminate();
+    }
+  };
   window.build = bestBuild();
 </script>`;
 

@@ -115,7 +115,8 @@ const STREAM_BUFFER = 8 * MEBIBYTE;
 // Chromium, 548 MB read in 32 MiB slices took 2.2 s, in 8 MiB slices 3.0 s).
 const BLOB_SLICE = 32 * MEBIBYTE;
 
-const unreadable = (begin, end, read) => new Error(`the file changed or could not be read: ${end - begin} bytes asked for at byte ${begin}, ${read} read`);
+// `cause`: the engine's error, when the read failed rather than came up short.
+const unreadable = (begin, end, read, cause) => new Error(`the file changed or could not be read: ${end - begin} bytes asked for at byte ${begin}, ${read} read${cause ? ` (${cause.message})` : ''}`, cause && { cause });
 
 // A reader that fills the views it is given ("byob"), or null where the engine has none for a Blob.
 function bytesReaderOf(blob) {
@@ -140,8 +141,9 @@ function blobSource(blob) {
       onChunk(at, bytes);
     }
   };
-  // Each read hands the buffer back filled (a new ArrayBuffer over the same memory, the old one
-  // detached); the last is kept for the next range.
+  // Each read hands the buffer's memory back filled, as a new ArrayBuffer (the one given is
+  // detached); the last is kept for the next range. After a failed read, the one given stays
+  // detached, and a new one is made.
   let buffer = null;
   return {
     async header() {
@@ -161,18 +163,14 @@ function blobSource(blob) {
           try {
             piece = await reader.read(new Uint8Array(buffer));
           } catch (error) {
-            buffer = null;
             if (signal?.aborted) throw signal.reason;
-            throw new Error(`${unreadable(begin, end, at - begin).message} (${error.message})`, { cause: error });
+            throw unreadable(begin, end, at - begin, error);
           }
-          if (piece.done) {
-            if (piece.value) buffer = piece.value.buffer;
-            break;
-          }
+          if (piece.value) buffer = piece.value.buffer;
+          if (piece.done) break;
           signal?.throwIfAborted();
           onChunk(at, piece.value);
           at += piece.value.length;
-          buffer = piece.value.buffer; // the read handed the buffer back, filled
         }
       } finally {
         reader.cancel().catch(() => {}); // stops a read cut short; a stream read to its end is left as it was
