@@ -14,7 +14,9 @@
 #      its number of executions
 # The summary gives each suite's time (a batch of fuzzers shares its batch's), the bootstrap's and
 # each part of the build's.
-# Every suite runs even if an earlier one fails; the exit code is non-zero if any failed.
+# Every suite runs even if an earlier one fails; the exit code is non-zero if any failed. What
+# failed is printed again just before the summary, so that the end of a long log says which test
+# and why.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -42,6 +44,11 @@ begin() {  # begin <suite>: its heading, and the start of its clock
   suite_started=$SECONDS
 }
 
+failed_detail() {  # failed_detail <suite> <file of its failures>: kept for the end, at most 80 lines
+  [[ -s $2 ]] || return 0
+  { echo "--- $1 ---"; head -n 80 "$2"; } >>"$logs/failures.txt"
+}
+
 record() {  # record <suite> <passed> <failed> <exit code>, with the time since its begin
   summary+=("$(printf '%-40s %4d passed, %d failed  %5d s' "$1:" "$2" "$3" $((SECONDS - suite_started)))")
   total_pass=$((total_pass + $2))
@@ -61,6 +68,8 @@ run_ctest() {  # run_ctest <suite> <build dir>
   line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$logs/ctest.log" | tail -1)
   total=$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$line"); failed=$(sed -E 's/.* ([0-9]+) tests? failed.*/\1/' <<<"$line")
   record "$1" $(( ${total:-0} - ${failed:-0} )) "${failed:-0}" "$rc"
+  sed -n '/^The following tests FAILED:/,$p' "$logs/ctest.log" >"$logs/failed.txt"
+  failed_detail "$1" "$logs/failed.txt"
 }
 
 run_node() {  # run_node <suite> [--test-concurrency=N] <test files...>
@@ -72,6 +81,8 @@ run_node() {  # run_node <suite> [--test-concurrency=N] <test files...>
   passed=$(grep -E '^ℹ pass [0-9]+' "$logs/node.log" | tail -1 | grep -oE '[0-9]+')
   failed=$(grep -E '^ℹ fail [0-9]+' "$logs/node.log" | tail -1 | grep -oE '[0-9]+')
   record "$suite" "${passed:-0}" "${failed:-0}" "$rc"
+  sed -n '/^✖ failing tests:/,$p' "$logs/node.log" >"$logs/failed.txt"
+  failed_detail "$suite" "$logs/failed.txt"
 }
 
 run_fuzz() {  # run_fuzz <harness...>: tests/fuzz/run.sh for each at once, one test each with its executions
@@ -89,6 +100,10 @@ run_fuzz() {  # run_fuzz <harness...>: tests/fuzz/run.sh for each at once, one t
     grep -vE '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' "$logs/fuzz-$harness.log"
     runs=$(grep -E '^executions: [0-9]+' "$logs/fuzz-$harness.log" | tail -1 | grep -oE '[0-9]+')
     record "fuzz $harness (${runs:-0} executions)" $((rc == 0)) $((rc != 0)) "$rc"
+    if ((rc != 0)); then
+      grep -vE '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' "$logs/fuzz-$harness.log" | tail -n 40 >"$logs/failed.txt"
+      failed_detail "fuzz $harness" "$logs/failed.txt"
+    fi
   done
 }
 
@@ -130,6 +145,11 @@ for ((i = 0; i < ${#harnesses[@]}; i += jobs)); do
   run_fuzz "${harnesses[@]:i:jobs}"
 done
 
+if [[ -s $logs/failures.txt ]]; then
+  echo
+  echo "=== what failed (each suite's report again) ==="
+  cat "$logs/failures.txt"
+fi
 echo
 echo "=== summary ==="
 printf '%-40s %5d s\n' "bootstrap (tools/bootstrap.sh):" "$bootstrap_seconds" "build (tools/build.sh):" "$build_seconds"
