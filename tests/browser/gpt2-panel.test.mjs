@@ -265,8 +265,10 @@ describe('the GPT-2 panel (exercise 4)', () => {
     assert.equal(values.at(-1), seen.at(-1)[1], 'progress ends at its total');
     assert.ok(await lab().locator('.gpt2-loading').isHidden());
 
-    // A slow server: Cancel while it loads; no more requests after.
-    files.delay = 250;
+    // A slow server: Cancel while it loads; no more requests after. Each request waits a second,
+    // so that the seconds of requests left after the first progress outlast a slow click (at 250 ms
+    // a request, the load could end under a busy machine's click).
+    files.delay = 1000;
     await page.evaluate((url) => { document.querySelector('attention-calc').gpt2Src = url; }, `${env.url}models/d64-f32/model.safetensors?again`);
     await lab().getByRole('button', { name: 'Cancel' }).waitFor();
     await page.waitForFunction(() => window.progressSeen.length > 0 && window.progressSeen.at(-1)[0] > 0);
