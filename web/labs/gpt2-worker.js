@@ -80,12 +80,13 @@ self.onmessage = ({ data }) => {
   else if (data.type === 'open' || data.type === 'forget') ready = stopKeeping();
   else ready = finishKeeping();
   ready.then(() => handle(data)).then(
-    ({ value, transfer }) => {
-      post({ id: data.id, value }, transfer);
-      if (data.type === 'run') setTimeout(finishKeeping);
-    },
+    ({ value, transfer }) => post({ id: data.id, value }, transfer),
     (error) => post({ id: data.id, error: { name: error?.name ?? 'Error', message: error?.message ?? String(error) } }),
-  );
+  ).then(() => {
+    // A run answered, with heatmaps or with why there are none (an empty text, say): a copy that
+    // waits for the first run may start.
+    if (data.type === 'run') setTimeout(finishKeeping);
+  });
 };
 
 async function handle(message) {
@@ -142,14 +143,15 @@ async function open({ id, baseUrl, build, config }, source, { keep, name }) {
     model?.dispose();
     model = opened;
     runs.last = runs.base = null;
-    // Finished after the first run (above), or in 3 s if none comes; a storage that failed is said now.
+    // Finished after the first run (above), or in 10 s if none comes (a page that never runs the
+    // model); a storage that failed is said now.
     let kept = null;
     if (keeper?.failed) {
       kept = await keeper.finish();
     } else if (keeper) {
       kept = { pending: true };
       keptLater = { keeper, file };
-      setTimeout(finishKeeping, 3000);
+      setTimeout(finishKeeping, 10_000);
     }
     keeper = null;
     return { config: { ...model.config }, memoryBytes: model.memoryBytes, kept };
