@@ -9,7 +9,7 @@
 #   4b. the same smoke checks in Debian's Firefox ESR, headless (puppeteer-core over WebDriver
 #      BiDi), and in WebKitGTK's MiniBrowser under Xvfb (selenium-webdriver): tests/engines/
 #   5. doctest, native, with AddressSanitizer + UndefinedBehaviorSanitizer and assertions on (CTest)
-#   6. each libFuzzer harness of tests/fuzz/ over its seed corpus, then ATTN_FUZZ_SECONDS (20) of
+#   6. each libFuzzer harness of tests/fuzz/ over its seed corpus, then ATTN_FUZZ_SECONDS (30) of
 #      fresh fuzzing, one harness a core at a time; each counts as one test, and the summary gives
 #      its number of executions
 # The summary gives each suite's time (a batch of fuzzers shares its batch's), the bootstrap's and
@@ -89,7 +89,7 @@ run_fuzz() {  # run_fuzz <harness...>: tests/fuzz/run.sh for each at once, one t
   begin "fuzz: $*"
   local harness pids=()
   for harness in "$@"; do
-    bash tests/fuzz/run.sh "$harness" "${ATTN_FUZZ_SECONDS:-20}" >"$logs/fuzz-$harness.log" 2>&1 &
+    bash tests/fuzz/run.sh "$harness" "${ATTN_FUZZ_SECONDS:-30}" >"$logs/fuzz-$harness.log" 2>&1 &
     pids+=($!)
   done
   local i rc runs
