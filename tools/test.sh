@@ -44,9 +44,11 @@ begin() {  # begin <suite>: its heading, and the start of its clock
   suite_started=$SECONDS
 }
 
-failed_detail() {  # failed_detail <suite> <file of its failures>: kept for the end, at most 80 lines
-  [[ -s $2 ]] || return 0
-  { echo "--- $1 ---"; head -n 80 "$2"; } >>"$logs/failures.txt"
+failed_detail() {  # <report> | failed_detail <suite>: kept for the end, at most 80 lines, if any
+  local report
+  report=$(head -n 80)
+  [[ -n $report ]] && printf -- '--- %s ---\n%s\n' "$1" "$report" >>"$logs/failures.txt"
+  return 0
 }
 
 record() {  # record <suite> <passed> <failed> <exit code>, with the time since its begin
@@ -68,8 +70,7 @@ run_ctest() {  # run_ctest <suite> <build dir>
   line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$logs/ctest.log" | tail -1)
   total=$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$line"); failed=$(sed -E 's/.* ([0-9]+) tests? failed.*/\1/' <<<"$line")
   record "$1" $(( ${total:-0} - ${failed:-0} )) "${failed:-0}" "$rc"
-  sed -n '/^The following tests FAILED:/,$p' "$logs/ctest.log" >"$logs/failed.txt"
-  failed_detail "$1" "$logs/failed.txt"
+  sed -n '/^The following tests FAILED:/,$p' "$logs/ctest.log" | failed_detail "$1"
 }
 
 run_node() {  # run_node <suite> [--test-concurrency=N] <test files...>
@@ -81,8 +82,7 @@ run_node() {  # run_node <suite> [--test-concurrency=N] <test files...>
   passed=$(grep -E '^ℹ pass [0-9]+' "$logs/node.log" | tail -1 | grep -oE '[0-9]+')
   failed=$(grep -E '^ℹ fail [0-9]+' "$logs/node.log" | tail -1 | grep -oE '[0-9]+')
   record "$suite" "${passed:-0}" "${failed:-0}" "$rc"
-  sed -n '/^✖ failing tests:/,$p' "$logs/node.log" >"$logs/failed.txt"
-  failed_detail "$suite" "$logs/failed.txt"
+  sed -n '/^✖ failing tests:/,$p' "$logs/node.log" | failed_detail "$suite"
 }
 
 run_fuzz() {  # run_fuzz <harness...>: tests/fuzz/run.sh for each at once, one test each with its executions
@@ -97,13 +97,12 @@ run_fuzz() {  # run_fuzz <harness...>: tests/fuzz/run.sh for each at once, one t
     wait "${pids[$i]}"; rc=$?
     harness=${*:i+1:1}
     echo "--- fuzz $harness ---"
-    grep -vE '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' "$logs/fuzz-$harness.log"
+    # Without libFuzzer's progress lines, shown now and, for a harness that failed, at the end.
+    grep -vE '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' "$logs/fuzz-$harness.log" >"$logs/fuzz-$harness.shown"
+    cat "$logs/fuzz-$harness.shown"
     runs=$(grep -E '^executions: [0-9]+' "$logs/fuzz-$harness.log" | tail -1 | grep -oE '[0-9]+')
     record "fuzz $harness (${runs:-0} executions)" $((rc == 0)) $((rc != 0)) "$rc"
-    if ((rc != 0)); then
-      grep -vE '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' "$logs/fuzz-$harness.log" | tail -n 40 >"$logs/failed.txt"
-      failed_detail "fuzz $harness" "$logs/failed.txt"
-    fi
+    ((rc == 0)) || tail -n 40 "$logs/fuzz-$harness.shown" | failed_detail "fuzz $harness"
   done
 }
 
